@@ -1,0 +1,72 @@
+"""The project's exception hierarchy.
+
+Every error raised on purpose by hydrofmu derives from :class:`HydroFMUError` and carries
+the offending value, so that a caller (the CLI, the FMU face) can report it without a
+traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class HydroFMUError(Exception):
+    """Base class of every error raised on purpose by hydrofmu.
+
+    Parameters
+    ----------
+    message
+        What is wrong and how to fix it.
+    value
+        The offending value, when there is one.
+    """
+
+    def __init__(self, message: str, *, value: Any = None) -> None:
+        super().__init__(message)
+        self.value = value
+
+
+class HydroDataError(HydroFMUError, ValueError):
+    """Hydrodynamic data that is missing, malformed or physically inconsistent."""
+
+
+class ConfigError(HydroFMUError, ValueError):
+    """A configuration file or option that is missing, unknown or out of range."""
+
+
+class IntegrationError(HydroFMUError, ArithmeticError):
+    """A time step that failed: a non-finite state, a diverging solution."""
+
+
+class InputError(HydroFMUError, ValueError):
+    """A run-time input (PTO force, wave elevation) that cannot be used, e.g. NaN."""
+
+
+class ExportError(HydroFMUError, RuntimeError):
+    """Building or post-processing the FMU failed."""
+
+
+class OptionalDependencyError(HydroFMUError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+
+def require(module: str, extra: str) -> Any:
+    """Import an optional module or raise a message naming the extra that provides it.
+
+    Parameters
+    ----------
+    module
+        Importable module name, e.g. ``"capytaine"``.
+    extra
+        Name of the ``pip install hydrofmu[extra]`` that provides it.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise OptionalDependencyError(
+            f"'{module}' is needed here but is not installed; "
+            f"install it with: pip install 'hydrofmu[{extra}]'",
+            value=module,
+        ) from exc
