@@ -1,0 +1,409 @@
+"""The TOML configuration: parsing, validation with clear messages, and resolution.
+
+:func:`load_config` reads a file and returns ``(bodies, resolved)``: the hydrodynamic data
+of each body and a JSON-able dictionary with everything the simulator needs (mass matrices,
+corrected stiffness, free DOFs, defaults of the FMU parameters). Paths are relative to the
+configuration file; ``hydro = "builtin:sphere"`` is the embedded default body.
+
+Example::
+
+    [simulation]
+    time_scheme = "rk4"
+    max_internal_step = 0.01
+    [wave]
+    type = "regular"
+    height = 2.0
+    period = 8.0
+    [[bodies]]
+    name = "body"
+    hydro = "sphere_bemio.h5"
+    mass = 261.8e3
+    inertia = [2.0e7, 2.0e7, 3.0e7]
+    dofs = ["heave"]
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .bodies import spatial_mass_matrix
+from .errors import ConfigError, HydroDataError
+from .forces.hydrostatics import gravity_stiffness_correction, static_imbalance
+from .hydrodata.model import DOF_NAMES, HydroData
+
+BUILTIN_PREFIX = "builtin:"
+BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "simulation": {
+        "time_scheme": "rk4",
+        "max_internal_step": 0.01,
+        "start_time": 0.0,
+        "stop_time": 200.0,
+        "output_interval": 0.1,
+    },
+    "wave": {
+        "type": "regular",
+        "height": 1.0,
+        "period": 8.0,
+        "direction": 0.0,
+        "seed": 1,
+        "ramp_time": 20.0,
+        "spectrum": "jonswap",
+        "gamma": 3.3,
+        "n_components": 200,
+        "discretization": "equal_energy",
+    },
+    "excitation": {"preview_time": 0.0, "irf_duration": 30.0},
+    "radiation": {"method": "convolution", "irf_duration": 30.0},
+    "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
+}
+BODY_KEYS = (
+    "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
+    "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
+)
+_SECTIONS = (*DEFAULTS, "bodies")
+
+
+def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
+    close = difflib.get_close_matches(key, list(allowed), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return ConfigError(
+        f"unknown key '{key}' in {where}{hint}; allowed: {', '.join(allowed)}", value=key
+    )
+
+
+def _vector(value: Any, n: int, what: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{what} must be a list of {n} numbers, got {value!r}",
+                          value=value) from exc
+    if arr.shape != (n,) or not np.all(np.isfinite(arr)):
+        raise ConfigError(f"{what} must be a list of {n} finite numbers, got {value!r}",
+                          value=value)
+    return arr
+
+
+def _number(value: Any, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{what} must be a number, got {value!r}", value=value)
+    if not math.isfinite(float(value)):
+        raise ConfigError(f"{what} must be finite, got {value!r}", value=value)
+    return float(value)
+
+
+def builtin_path(name: str) -> Path:
+    """Path of an embedded data file, e.g. ``builtin_path("sphere")``."""
+    if name not in BUILTIN_BODIES:
+        raise ConfigError(
+            f"unknown builtin body {name!r}; available: {', '.join(BUILTIN_BODIES)}",
+            value=name,
+        )
+    return Path(str(resources.files("hydrofmu") / "data" / BUILTIN_BODIES[name]))
+
+
+def _resolve_hydro_path(value: Any, base: Path) -> Path:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"'hydro' must be a file path, got {value!r}", value=value)
+    if value.startswith(BUILTIN_PREFIX):
+        return builtin_path(value[len(BUILTIN_PREFIX):])
+    p = Path(value).expanduser()
+    if not p.is_absolute():
+        p = base / p
+    if not p.is_file():
+        raise ConfigError(
+            f"hydrodynamic data file not found: {p} (from hydro = {value!r}; relative paths "
+            "are relative to the configuration file)",
+            value=str(p),
+        )
+    return p
+
+
+def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[str, Any]:
+    """Check keys and merge defaults; returns a new dictionary (input unchanged)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a TOML table", value=data)
+    for key in data:
+        if key not in _SECTIONS:
+            raise _unknown(key, _SECTIONS, where)
+    out: dict[str, Any] = {}
+    for section, defaults in DEFAULTS.items():
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            raise ConfigError(f"[{section}] must be a table, got {given!r}", value=given)
+        for key in given:
+            if key not in defaults:
+                raise _unknown(key, tuple(defaults), f"[{section}]")
+        merged = copy.deepcopy(defaults)
+        merged.update(given)
+        out[section] = merged
+    bodies = data.get("bodies")
+    if not isinstance(bodies, list) or not bodies:
+        raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)
+    out["bodies"] = []
+    names: set[str] = set()
+    for i, b in enumerate(bodies):
+        if not isinstance(b, dict):
+            raise ConfigError(f"[[bodies]] entry {i} must be a table", value=b)
+        for key in b:
+            if key not in BODY_KEYS:
+                raise _unknown(key, BODY_KEYS, f"[[bodies]] entry {i}")
+        if "hydro" not in b:
+            raise ConfigError(f"[[bodies]] entry {i} needs 'hydro' (a .nc or .h5 file)",
+                              value=b)
+        name = b.get("name", "body" if len(bodies) == 1 else f"body{i + 1}")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ConfigError(
+                f"body name {name!r} must be an identifier (letters, digits, _; it becomes "
+                "part of the FMU variable names)",
+                value=name,
+            )
+        if name in names or name == "wave":
+            raise ConfigError(f"body name {name!r} is used twice or reserved", value=name)
+        names.add(name)
+        out["bodies"].append({**b, "name": name})
+    return out
+
+
+def _dofs(value: Any, name: str) -> list[bool]:
+    if value is None or value == "all":
+        return [True] * 6
+    if not isinstance(value, list) or not value:
+        raise ConfigError(f"body '{name}': dofs must be a list of DOF names or \"all\"",
+                          value=value)
+    free = [False] * 6
+    for d in value:
+        key = str(d).lower()
+        if key not in DOF_NAMES:
+            close = difflib.get_close_matches(key, DOF_NAMES, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise ConfigError(
+                f"body '{name}': unknown DOF {d!r}{hint}; choose from {', '.join(DOF_NAMES)}",
+                value=d,
+            )
+        free[DOF_NAMES.index(key)] = True
+    return free
+
+
+def _damping(value: Any, name: str, what: str, *, matrix: bool) -> np.ndarray:
+    if value is None:
+        return np.zeros((6, 6)) if matrix else np.zeros(6)
+    arr = np.asarray(value, dtype=float)
+    if matrix and arr.shape == (6,):
+        arr = np.diag(arr)
+    expected = (6, 6) if matrix else (6,)
+    if arr.shape != expected or not np.all(np.isfinite(arr)):
+        raise ConfigError(
+            f"body '{name}': {what} must be {'6 values or a 6x6 matrix' if matrix else '6 values'}"
+            f" of finite numbers, got {value!r}",
+            value=value,
+        )
+    if matrix and np.any(np.linalg.eigvalsh(0.5 * (arr + arr.T)) < -1e-12 * np.abs(arr).max()):
+        raise ConfigError(f"body '{name}': {what} must not add energy (negative eigenvalue)",
+                          value=value)
+    if not matrix and np.any(arr < 0.0):
+        raise ConfigError(f"body '{name}': {what} must be >= 0", value=value)
+    return arr
+
+
+def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list[str]]:
+    """Mass matrix, corrected stiffness and the other per-body settings (JSON-able).
+
+    Returns the resolved body and the notes made on the way.
+    """
+    name = b["name"]
+    notes: list[str] = []
+    rho, g, vol = hd.rho, hd.g, hd.displaced_volume
+    # Mass.
+    mass_value = b.get("mass")
+    if mass_value is None or mass_value == "equilibrium":
+        if math.isfinite(vol):
+            mass = rho * vol
+            notes.append(f"{name}: mass = rho V = {mass:.6g} kg (equilibrium)")
+        elif hd.inertia_matrix is not None:
+            mass = float(hd.inertia_matrix[0, 0])
+            notes.append(f"{name}: mass = {mass:.6g} kg from the data file's inertia matrix")
+        else:
+            raise ConfigError(
+                f"body '{name}': the data gives no displaced volume; set mass = <kg>",
+                value=mass_value,
+            )
+    elif isinstance(mass_value, str):
+        raise ConfigError(
+            f"body '{name}': mass must be a number of kg or \"equilibrium\", got {mass_value!r}",
+            value=mass_value,
+        )
+    else:
+        mass = _number(mass_value, f"body '{name}': mass")
+        if mass <= 0.0:
+            raise ConfigError(f"body '{name}': mass must be > 0 kg, got {mass!r}", value=mass)
+    # Centre of gravity.
+    if "cog" in b:
+        cog = _vector(b["cog"], 3, f"body '{name}': cog")
+    elif np.all(np.isfinite(hd.center_of_gravity)):
+        cog = np.asarray(hd.center_of_gravity, dtype=float)
+    else:
+        raise ConfigError(
+            f"body '{name}': the data file does not give the centre of gravity; set "
+            "cog = [x, y, z] (m, relative to the body reference point)",
+            value=None,
+        )
+    # Inertia.
+    if "inertia" in b:
+        mass_matrix = spatial_mass_matrix(mass, b["inertia"], cog)
+    elif hd.inertia_matrix is not None and "mass" not in b and "cog" not in b:
+        mass_matrix = np.asarray(hd.inertia_matrix, dtype=float)
+        mass = float(mass_matrix[0, 0])
+        notes.append(f"{name}: mass matrix from the data file")
+    else:
+        raise ConfigError(
+            f"body '{name}': set inertia = [Ixx, Iyy, Izz] (kg m^2, about the centre of "
+            "gravity) or a 3x3 list",
+            value=None,
+        )
+    # Hydrostatics: the BEM stiffness holds the gravity terms of the BEM's own mass and cog.
+    stiffness = np.asarray(hd.hydrostatic_stiffness, dtype=float).copy()
+    bem_cog = np.asarray(hd.center_of_gravity, dtype=float)
+    if hd.inertia_matrix is not None:
+        bem_mass = float(hd.inertia_matrix[0, 0])
+    elif math.isfinite(vol):
+        bem_mass = rho * vol
+    else:
+        bem_mass = float("nan")
+    if np.all(np.isfinite(bem_cog)) and math.isfinite(bem_mass):
+        dk = gravity_stiffness_correction(bem_mass, bem_cog, mass, cog, g)
+        if np.any(dk):
+            stiffness += dk
+            notes.append(
+                f"{name}: gravity terms of the stiffness corrected for m = {mass:.6g} kg, "
+                f"cog = {cog.tolist()} m (BEM: {bem_mass:.6g} kg, {bem_cog.tolist()} m)"
+            )
+    elif "cog" in b or "mass" in b:
+        notes.append(
+            f"{name}: the data does not state the mass/cog its stiffness assumes; the "
+            "stiffness is used as given"
+        )
+    if math.isfinite(vol) and np.all(np.isfinite(hd.center_of_buoyancy)):
+        offset = static_imbalance(rho, g, vol, hd.center_of_buoyancy, mass, cog)
+        if abs(offset[2]) > 1e-6 * mass * g:
+            notes.append(
+                f"{name}: buoyancy - weight = {offset[2]:.6g} N acts at equilibrium "
+                "(mass != rho V)"
+            )
+    else:
+        offset = np.zeros(6)
+        notes.append(f"{name}: displaced volume unknown; buoyancy and weight taken as balanced")
+    free = _dofs(b.get("dofs"), name)
+    resolved = {
+        "name": name,
+        "source": hd.source,
+        "mass": mass,
+        "cog": cog.tolist(),
+        "mass_matrix": mass_matrix.tolist(),
+        "hydrostatic_stiffness": stiffness.tolist(),
+        "hydrostatic_offset": offset.tolist(),
+        "free_dofs": free,
+        "radiation": b.get("radiation"),
+        "initial_pose": _vector(b.get("initial_pose", [0.0] * 6), 6,
+                                f"body '{name}': initial_pose").tolist(),
+        "initial_velocity": _vector(b.get("initial_velocity", [0.0] * 6), 6,
+                                    f"body '{name}': initial_velocity").tolist(),
+        "linear_damping": _damping(b.get("linear_damping"), name, "linear_damping",
+                                   matrix=True).tolist(),
+        "quadratic_damping": _damping(b.get("quadratic_damping"), name, "quadratic_damping",
+                                      matrix=False).tolist(),
+    }
+    return resolved, notes
+
+
+def resolve(
+    data: dict[str, Any], base: Path, *, where: str = "configuration"
+) -> tuple[list[HydroData], dict[str, Any]]:
+    """Validate a configuration dictionary and load its data (paths relative to ``base``)."""
+    from .hydrodata.checks import check_hydrodata, check_mass_matrix
+    from .hydrodata.readers import read_hydro
+
+    cfg = parse_config(data, where=where)
+    bodies: list[HydroData] = []
+    resolved_bodies = []
+    notes: list[str] = []
+    for b in cfg["bodies"]:
+        path = _resolve_hydro_path(b["hydro"], base)
+        hd = read_hydro(path, body=b.get("hydro_body"))
+        check_hydrodata(hd)
+        rb, n = resolve_body(b, hd)
+        free = np.asarray(rb["free_dofs"], dtype=bool)
+        try:
+            check_mass_matrix(np.asarray(rb["mass_matrix"]), hd.added_mass_inf, dofs=free)
+        except HydroDataError as exc:
+            raise ConfigError(f"body '{b['name']}': {exc}", value=exc.value) from exc
+        bodies.append(hd)
+        resolved_bodies.append(rb)
+        notes.extend(n)
+        notes.extend(hd.notes)
+    methods = {rb["radiation"] for rb in resolved_bodies if rb["radiation"] is not None}
+    if len(methods) > 1:
+        raise ConfigError(
+            f"all bodies must use the same radiation method, got {sorted(methods)}",
+            value=sorted(methods),
+        )
+    if methods:
+        cfg["radiation"]["method"] = methods.pop()
+    cfg["bodies"] = resolved_bodies
+    cfg["notes"] = notes
+    # Validate the FMU-parameter defaults now rather than at FMU instantiation.
+    from .system import Simulator
+
+    Simulator(bodies, cfg)
+    return bodies, cfg
+
+
+def load_config(path: str | Path) -> tuple[list[HydroData], dict[str, Any]]:
+    """Read, validate and resolve a TOML configuration file.
+
+    Returns
+    -------
+    bodies, config
+        The bodies' hydrodynamic data and the resolved JSON-able configuration.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"configuration file not found: {p}", value=str(p))
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p} is not valid TOML: {exc}", value=str(p)) from exc
+    return resolve(data, p.resolve().parent, where=str(p))
+
+
+def default_config_data(**overrides: dict[str, Any]) -> dict[str, Any]:
+    """The configuration of the embedded default body (a floating sphere, r = 5 m).
+
+    Keyword arguments update whole sections, e.g. ``wave={"type": "irregular"}``.
+    """
+    data: dict[str, Any] = {
+        "simulation": {"time_scheme": "rk4", "max_internal_step": 0.01, "stop_time": 200.0,
+                       "output_interval": 0.1},
+        "wave": {"type": "regular", "height": 2.0, "period": 8.0, "ramp_time": 20.0},
+        "bodies": [{"name": "body", "hydro": "builtin:sphere"}],
+    }
+    for section, values in overrides.items():
+        if section == "bodies":
+            data["bodies"] = values
+        else:
+            data.setdefault(section, {}).update(values)
+    return data
+
+
+def default_config(**overrides: dict[str, Any]) -> tuple[list[HydroData], dict[str, Any]]:
+    """Resolved default body configuration (see :func:`default_config_data`)."""
+    return resolve(default_config_data(**overrides), Path.cwd(), where="default configuration")

@@ -1,0 +1,140 @@
+"""Radiation force: memory convolution of the IRF, or constant coefficients.
+
+Convolution (Cummins): ``F_rad(t) = -int_0^T K(tau) v(t - tau) dtau``. The velocity history
+is kept on a uniform grid of spacing ``dt`` (the simulator's internal step grid, so that in
+the usual case every accepted step ends on a grid point and the history is exact). Inside a
+step, at ``t = t_g + s`` (``t_g`` the newest grid time, ``0 <= s <= dt``), the integral is the
+trapezoid rule on the nodes ``t``, ``t_n`` (start of the step), ``t_g``, ``t_g - dt``, ...
+with ``K`` linearly interpolated between its samples. The grid part is two matrix-vector
+products computed once per grid interval, not once per stage.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .history import GridHistory
+
+
+class ConvolutionRadiation:
+    """Radiation memory force by direct convolution.
+
+    Parameters
+    ----------
+    kernel
+        ``K(j dt)``, j = 0..nk-1, shape (nk, n, n), for the stacked DOFs, SI.
+    dt
+        Sample spacing of the kernel and of the velocity history, s.
+    """
+
+    def __init__(self, kernel: NDArray[np.float64], dt: float) -> None:
+        kernel = np.asarray(kernel, dtype=float)
+        self.dt = float(dt)
+        nk, n, _ = kernel.shape
+        self.n = n
+        self.nk = nk
+        # Kernel padded with zeros beyond its truncation time.
+        kp = np.concatenate([kernel, np.zeros((2, n, n))])
+        self._k = kp
+        # Flattened kernels for the grid sums G_m = sum_j K[j + m] v_j, m = 0, 1.
+        self._kf = [
+            np.ascontiguousarray(kp[m : m + nk].transpose(1, 0, 2).reshape(n, nk * n))
+            for m in (0, 1)
+        ]
+        self.history = GridHistory(nk, n)
+        self._cache_version = -1
+        self._g = (np.zeros(n), np.zeros(n))
+
+    def kernel_at(self, tau: float) -> NDArray[np.float64]:
+        """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n)."""
+        x = tau / self.dt
+        i = min(int(x), self.nk)
+        a = x - i
+        return (1.0 - a) * self._k[i] + a * self._k[i + 1]
+
+    def start(self, v0: NDArray[np.float64]) -> None:
+        """Start from rest in the past and velocity ``v0`` at the first grid time."""
+        self.history.fill(np.zeros(self.n))
+        self.history.push(np.asarray(v0, dtype=float))
+
+    def _grid_sums(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self._cache_version != self.history.version:
+            h = self.history.view().reshape(-1)
+            self._g = (self._kf[0] @ h, self._kf[1] @ h)
+            self._cache_version = self.history.version
+        return self._g
+
+    def force(
+        self, s: float, sn: float, v: NDArray[np.float64], vn: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Radiation force at ``t = t_g + s``.
+
+        Parameters
+        ----------
+        s
+            Time since the newest grid sample, s, ``0 <= s <= dt``.
+        sn
+            Time of the step start since the newest grid sample, s, ``0 <= sn <= s``.
+        v
+            Velocity at ``t``, shape (n,).
+        vn
+            Velocity at the step start, shape (n,).
+        """
+        dt = self.dt
+        g0, g1 = self._grid_sums()
+        a = s / dt
+        v0 = self.history.view()[0]
+        ks = self.kernel_at(s)
+        integral = dt * ((1.0 - a) * g0 + a * g1) - 0.5 * dt * (ks @ v0)
+        if s > 0.0:
+            k_mid = self.kernel_at(s - sn)
+            integral += 0.5 * (s - sn) * (self._k[0] @ v + k_mid @ vn)
+            if sn > 0.0:
+                integral += 0.5 * sn * (k_mid @ vn + ks @ v0)
+        return -integral
+
+    def commit(self, v: NDArray[np.float64]) -> None:
+        """Record the velocity at a new grid time (called once the step is accepted)."""
+        self.history.push(np.asarray(v, dtype=float))
+
+    def get_state(self) -> dict[str, NDArray[np.float64]]:
+        """Every internal array (the velocity history)."""
+        return self.history.get_state("radiation")
+
+    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
+        """Restore from :meth:`get_state`."""
+        self.history.set_state("radiation", state)
+        self._cache_version = -1
+
+
+class ConstantRadiation:
+    """``F_rad = -B(w) v`` at one frequency (added mass A(w) goes on the left side).
+
+    Parameters
+    ----------
+    damping
+        ``B(w)``, shape (n, n), SI.
+    """
+
+    def __init__(self, damping: NDArray[np.float64]) -> None:
+        self.damping = np.asarray(damping, dtype=float)
+
+    def force(
+        self, s: float, sn: float, v: NDArray[np.float64], vn: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Radiation force for velocity ``v``, shape (n,); the other arguments are unused."""
+        return -self.damping @ v
+
+    def start(self, v0: NDArray[np.float64]) -> None:
+        """Nothing to remember."""
+
+    def commit(self, v: NDArray[np.float64]) -> None:
+        """Nothing to remember."""
+
+    def get_state(self) -> dict[str, NDArray[np.float64]]:
+        """No internal arrays."""
+        return {}
+
+    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
+        """No internal arrays."""
