@@ -1,0 +1,379 @@
+"""Reader of Capytaine NetCDF files, 2.x and 3.x (build time; needs xarray).
+
+Capytaine writes an ``xarray.Dataset`` with labelled dimensions; everything here selects by
+label, never by position, because the order differs between versions (2.3.1:
+``added_mass(omega, radiating_dof, influenced_dof)``, 3.0: ``(omega, influenced_dof,
+radiating_dof)``). Complex values sit on a leading ``complex`` dimension (re, im) in the
+file; true complex variables are accepted too. Capytaine's time dependence is
+``e^{-i omega t}``: the excitation is complex-conjugated into the model's ``e^{+i omega t}``.
+
+Differences between versions handled here:
+
+- 3.x may hold the rows ``omega = 0`` and ``omega = inf``: the ``inf`` row gives A_inf
+  (source ``"file"``), the ``0`` row is dropped (the excitation is undefined there).
+- 3.x stores ``rotation_center``, ``center_of_mass``, ``center_of_buoyancy`` and
+  ``disp_mass`` (per body for a multibody); 2.x stores none of them and a ``body_name``
+  coordinate instead of ``body``.
+- A multibody's DOFs are named ``"<body>__<Dof>"``; one body's diagonal block is kept.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import HydroDataError
+from .checks import HydroDataWarning, check_hydrodata
+from .model import DOF_NAMES, HydroData
+from .readers import (
+    UnsupportedFormatError,
+    check_file,
+    drop_failed_frequencies,
+    estimate_added_mass_inf,
+    select_body,
+)
+
+__all__ = ["read_capytaine"]
+
+_FREQ_DIMS: tuple[str, ...] = ("omega", "freq", "period", "wavenumber", "wavelength")
+_SCALAR_DIMS: tuple[str, ...] = ("g", "rho", "water_depth", "forward_speed")
+_STIFFNESS_HOWTO = (
+    "compute it in Capytaine before saving: give the body a center_of_mass and call "
+    "body.compute_hydrostatics() (or keep hydrostatics=True in cpt.assemble_dataset / "
+    "solver.fill_dataset), then export the dataset again"
+)
+
+
+def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
+    """Read one body of a Capytaine NetCDF file (Capytaine 2.x or 3.x).
+
+    Parameters
+    ----------
+    path
+        The ``.nc`` file written by ``cpt.export_dataset`` / ``save_dataset_as_netcdf``.
+    body
+        Body name; may be ``None`` when the file holds one body.
+    check
+        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
+
+    Returns
+    -------
+    HydroData
+        ``added_mass[w, i, j]`` = Capytaine's ``added_mass(omega=w, influenced_dof=i,
+        radiating_dof=j)``, same for the damping; ``excitation = conj(excitation_force)``
+        (or ``conj(Froude_Krylov_force + diffraction_force)``), shape (nw, nb, 6); headings
+        in radians as in Capytaine. A_inf is the ``omega = inf`` row when present
+        (``"file"``), otherwise the Ogilvie estimate of
+        :func:`~hydrofmu.hydrodata.readers.estimate_added_mass_inf` (``"extrapolated"``;
+        measured +0.57 % on the WAMIT sphere, where the highest-frequency value is off by
+        up to 1.5 %). The reference point is the file's ``rotation_center`` (3.x) or, when
+        absent (2.x), the origin, with a note; centres are NaN and the displaced volume NaN
+        unless the file states them (``disp_mass / rho``). Rows whose data is NaN (failed
+        BEM problems) are dropped with a :class:`~hydrofmu.hydrodata.checks.HydroDataWarning`.
+
+    Raises
+    ------
+    HydroDataError
+        Missing file, not a NetCDF file, missing variable (with how to add it), wrong
+        dimensions, missing DOFs, unknown body, several bodies and ``body=None``.
+    UnsupportedFormatError
+        Forward speed other than zero.
+    """
+    p = check_file(path)
+    ds = _open(p)
+    hd = _read_dataset(ds, p, body)
+    if check:
+        check_hydrodata(hd)
+    return hd
+
+
+def _open(p: Path) -> Any:
+    import xarray as xr  # a core dependency, imported here to keep it out of the run time
+
+    problems = []
+    for engine in ("netcdf4", "h5netcdf"):
+        try:
+            with xr.open_dataset(p, engine=engine) as ds:
+                return ds.load()
+        except (OSError, ValueError, RuntimeError, KeyError, TypeError) as exc:
+            problems.append(f"{engine}: {exc}")
+    raise HydroDataError(f"{p}: not a NetCDF file readable by xarray ({'; '.join(problems)})",
+                         value=str(p))
+
+
+def _merge_complex(ds: Any, p: Path) -> Any:
+    """Replace variables with a ``complex`` dimension (re, im) by complex variables."""
+    if "complex" not in ds.dims:
+        return ds
+    labels = [str(v) for v in ds["complex"].values] if "complex" in ds.coords else ["re", "im"]
+    if len(labels) != 2:
+        raise HydroDataError(f"{p}: dimension 'complex' has length {len(labels)}, expected 2 "
+                             "(re, im)", value=len(labels))
+    i_re = labels.index("re") if "re" in labels else 0
+    i_im = labels.index("im") if "im" in labels else 1
+    for name in list(ds.data_vars):
+        da = ds[name]
+        if "complex" in da.dims:
+            ds[name] = da.isel(complex=i_re) + 1j * da.isel(complex=i_im)
+    return ds.drop_vars("complex", errors="ignore")
+
+
+def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
+    notes: list[str] = []
+    version = str(ds.attrs.get("capytaine_version", "unknown"))
+    ds = _merge_complex(ds, p)
+
+    for dim in _SCALAR_DIMS:
+        if dim in ds.dims:
+            values = np.asarray(ds[dim].values).tolist()
+            if ds.sizes[dim] != 1:
+                raise HydroDataError(f"{p}: the file holds several values of '{dim}' "
+                                     f"({values}); save one with ds.sel({dim}=...)", value=values)
+            ds = ds.isel({dim: 0})
+    if "forward_speed" in ds.coords and float(ds["forward_speed"]) != 0.0:
+        raise UnsupportedFormatError(f"{p}: forward speed {float(ds['forward_speed'])} m/s is "
+                                     "not supported (encounter frequencies)",
+                                     value=float(ds["forward_speed"]))
+
+    for var in ("added_mass", "radiation_damping"):
+        if var not in ds:
+            raise HydroDataError(f"{p}: variable '{var}' is missing; solve the radiation "
+                                 "problems of all 6 DOFs in Capytaine", value=var)
+    fdims = [d for d in _FREQ_DIMS if d in ds["added_mass"].dims]
+    if not fdims:
+        raise HydroDataError(f"{p}: added_mass has dimensions {ds['added_mass'].dims}, none of "
+                             f"them a frequency ({', '.join(_FREQ_DIMS)})",
+                             value=ds["added_mass"].dims)
+    fdim = fdims[0]
+    omega_all = _omega(ds, fdim, p)
+
+    rad_names = [_str(v) for v in ds["radiating_dof"].values]
+    infl_names = [_str(v) for v in ds["influenced_dof"].values]
+    bodies = _bodies(ds, rad_names, p)
+    ib = select_body(list(bodies), body, p)
+    name = list(bodies)[ib]
+    prefix = f"{name}__" if len(bodies) > 1 or any("__" in n for n in rad_names) else ""
+    dofs = _dof_labels(prefix, rad_names, infl_names, name, p)
+    if len(bodies) > 1:
+        notes.append(f"multibody file ({len(bodies)} bodies: {', '.join(bodies)}): only the "
+                     "body's own 6x6 block of A, B and A_inf is kept; the hydrodynamic "
+                     "coupling with the other bodies is dropped in this single-body model")
+
+    def matrix(var: str) -> NDArray[np.float64]:
+        da = ds[var].sel(influenced_dof=dofs, radiating_dof=dofs)
+        order = ([fdim] if fdim in da.dims else []) + ["influenced_dof", "radiating_dof"]
+        extra = [d for d in da.dims if d not in order]
+        if extra:
+            raise HydroDataError(f"{p}: {var} has unexpected dimensions {extra}", value=extra)
+        return np.asarray(da.transpose(*order).values, dtype=float)
+
+    added_mass = matrix("added_mass")
+    damping = matrix("radiation_damping")
+
+    if "excitation_force" in ds:
+        exc = ds["excitation_force"]
+    elif "Froude_Krylov_force" in ds and "diffraction_force" in ds:
+        exc = ds["Froude_Krylov_force"] + ds["diffraction_force"]
+        notes.append("excitation = Froude_Krylov_force + diffraction_force")
+    else:
+        raise HydroDataError(f"{p}: variable 'excitation_force' (or both 'Froude_Krylov_force' "
+                             "and 'diffraction_force') is missing; solve the diffraction "
+                             "problems in Capytaine", value="excitation_force")
+    if "wave_direction" not in exc.dims:
+        exc = exc.expand_dims("wave_direction")
+    exc = exc.sel(influenced_dof=dofs).transpose(fdim, "wave_direction", "influenced_dof")
+    headings = np.asarray(exc["wave_direction"].values, dtype=float).ravel()
+    # Capytaine e^{-i w t} -> model e^{+i w t}.
+    excitation = np.conj(np.asarray(exc.values, dtype=np.complex128))
+    notes.append(f"Capytaine {version}: excitation conjugated (e^-iwt -> e^+iwt)")
+
+    stiffness = _required_matrix(ds, "hydrostatic_stiffness", dofs, p, _STIFFNESS_HOWTO)
+    inertia = (_required_matrix(ds, "inertia_matrix", dofs, p, "")
+               if "inertia_matrix" in ds else None)
+
+    rho = _scalar_var(ds, "rho", p)
+    g = _scalar_var(ds, "g", p)
+    water_depth = _scalar_var(ds, "water_depth", p)
+
+    # Frequency rows: inf -> A_inf, 0 -> dropped, NaN rows -> dropped.
+    a_inf: NDArray[np.float64] | None = None
+    inf_rows = np.flatnonzero(np.isinf(omega_all))
+    if inf_rows.size:
+        candidate = added_mass[inf_rows[0]]
+        if np.all(np.isfinite(candidate)):
+            a_inf = candidate.copy()
+            notes.append("A_inf from the omega = inf row (Capytaine's infinite-frequency "
+                         "solve; ~0.5 % above the Ogilvie-consistent value of its finite "
+                         "frequencies)")
+        else:
+            notes.append("the omega = inf row holds NaN: ignored")
+    finite = np.isfinite(omega_all) & (omega_all > 0.0)
+    if np.any(omega_all == 0.0):
+        notes.append("omega = 0 row dropped (the excitation is undefined there)")
+    omega = omega_all[finite]
+    added_mass, damping, excitation = added_mass[finite], damping[finite], excitation[finite]
+    order = np.argsort(omega, kind="stable")
+    if np.any(order != np.arange(omega.size)):
+        omega, added_mass, damping, excitation = (
+            omega[order], added_mass[order], damping[order], excitation[order])
+        notes.append("frequencies sorted into increasing order")
+    keep, dropped = drop_failed_frequencies(omega, added_mass, damping, excitation)
+    if dropped:
+        omega, added_mass, damping, excitation = (
+            omega[keep], added_mass[keep], damping[keep], excitation[keep])
+        msg = f"frequencies with NaN data (failed BEM problems) dropped: {dropped} rad/s"
+        notes.append(msg)
+        warnings.warn(f"{p}, body '{name}': {msg}", HydroDataWarning, stacklevel=3)
+    if omega.size == 0:
+        raise HydroDataError(f"{p}: no finite frequency with complete data", value=omega_all)
+
+    if a_inf is None:
+        a_inf, note = estimate_added_mass_inf(omega, added_mass, damping)
+        a_inf_source = "extrapolated"
+        notes.append(note)
+    else:
+        a_inf_source = "file"
+
+    multi = len(bodies) > 1
+    rotation_center = _body_vector(ds, "rotation_center", name, multi)
+    if rotation_center is None:
+        reference = np.zeros(3)
+        notes.append("reference point: the file does not state the rotation centre; the "
+                     "origin of the BEM frame is assumed (set rotation_center in Capytaine "
+                     "to state it)")
+    else:
+        reference = rotation_center
+    cog = _body_vector(ds, "center_of_mass", name, multi)
+    cob = _body_vector(ds, "center_of_buoyancy", name, multi)
+    if cog is None:
+        notes.append("center of gravity not in the file: NaN")
+        cog = np.full(3, np.nan)
+    if cob is None:
+        notes.append("center of buoyancy not in the file: NaN")
+        cob = np.full(3, np.nan)
+    volume = float("nan")
+    if "disp_mass" in ds:
+        disp = ds["disp_mass"]
+        if "body" in disp.dims:
+            disp = disp.sel(body=name)
+        volume = float(disp) / rho
+    else:
+        notes.append("displaced volume not in the file: NaN")
+
+    return HydroData(
+        name=name,
+        omega=np.ascontiguousarray(omega),
+        added_mass=np.ascontiguousarray(added_mass),
+        radiation_damping=np.ascontiguousarray(damping),
+        added_mass_inf=np.ascontiguousarray(a_inf),
+        added_mass_inf_source=a_inf_source,
+        wave_direction=headings,
+        excitation=np.ascontiguousarray(excitation),
+        hydrostatic_stiffness=stiffness,
+        displaced_volume=volume,
+        center_of_buoyancy=cob - reference,
+        center_of_gravity=cog - reference,
+        reference_point=reference,
+        rho=rho,
+        g=g,
+        water_depth=water_depth,
+        inertia_matrix=inertia,
+        source=f"{p} (body '{name}', Capytaine {version} NetCDF)",
+        notes=tuple(notes),
+    )
+
+
+def _str(value: Any) -> str:
+    if isinstance(value, bytes | np.bytes_):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _omega(ds: Any, fdim: str, p: Path) -> NDArray[np.float64]:
+    """Angular frequencies along the frequency dimension, rad/s (may hold 0 and inf)."""
+    if "omega" in ds.coords and ds["omega"].dims == (fdim,):
+        return np.asarray(ds["omega"].values, dtype=float)
+    values = np.asarray(ds[fdim].values, dtype=float)
+    with np.errstate(divide="ignore"):
+        if fdim == "freq":
+            return 2.0 * np.pi * values
+        if fdim == "period":
+            return 2.0 * np.pi / values
+    raise HydroDataError(f"{p}: frequencies given as '{fdim}' without an 'omega' coordinate; "
+                         "export the dataset with omega=True", value=fdim)
+
+
+def _bodies(ds: Any, rad_names: list[str], p: Path) -> dict[str, None]:
+    """Body names in the file's order (a dict used as an ordered set)."""
+    prefixed = [n.split("__", 1)[0] for n in rad_names if "__" in n]
+    if prefixed:
+        return dict.fromkeys(prefixed)
+    for var in ("body", "body_name"):
+        if var in ds.variables:
+            names = [_str(v) for v in np.atleast_1d(ds[var].values)]
+            if len(names) == 1:
+                return {names[0]: None}
+    return {p.stem: None}
+
+
+def _dof_labels(prefix: str, rad_names: list[str], infl_names: list[str], body: str,
+                p: Path) -> list[str]:
+    """The file's labels of the body's surge..yaw (matched case-insensitively)."""
+    labels = []
+    missing = []
+    for dof in DOF_NAMES:
+        want = (prefix + dof).lower()
+        match = [n for n in rad_names if n.lower() == want]
+        if not match or not any(n.lower() == want for n in infl_names):
+            missing.append(dof)
+        else:
+            labels.append(match[0])
+    if missing:
+        raise HydroDataError(
+            f"{p}: body '{body}' lacks the DOF(s) {missing} (radiating DOFs in the file: "
+            f"{rad_names}); the model needs all 6 rigid-body DOFs, e.g. "
+            "dofs=cpt.rigid_body_dofs(rotation_center=...)", value=missing)
+    return labels
+
+
+def _required_matrix(ds: Any, var: str, dofs: list[str], p: Path, howto: str
+                     ) -> NDArray[np.float64]:
+    if var not in ds:
+        raise HydroDataError(f"{p}: variable '{var}' is missing; {howto}", value=var)
+    da = ds[var]
+    if set(da.dims) != {"influenced_dof", "radiating_dof"}:
+        raise HydroDataError(f"{p}: {var} has dimensions {da.dims}, expected "
+                             "(influenced_dof, radiating_dof)", value=da.dims)
+    da = da.sel(influenced_dof=dofs, radiating_dof=dofs).transpose("influenced_dof",
+                                                                   "radiating_dof")
+    return np.asarray(da.values, dtype=float)
+
+
+def _scalar_var(ds: Any, var: str, p: Path) -> float:
+    if var not in ds.variables:
+        raise HydroDataError(f"{p}: '{var}' is missing (a coordinate in every Capytaine "
+                             "dataset)", value=var)
+    values = np.asarray(ds[var].values, dtype=float).ravel()
+    if values.size != 1:
+        raise HydroDataError(f"{p}: '{var}' has {values.size} values, expected one",
+                             value=values.tolist())
+    return float(values[0])
+
+
+def _body_vector(ds: Any, var: str, body: str, multi: bool) -> NDArray[np.float64] | None:
+    """A (3,) position of the body from a 3.x variable, or None when absent."""
+    if var not in ds.variables:
+        return None
+    da = ds[var]
+    if "body" in da.dims:
+        da = da.sel(body=body)
+    elif multi:
+        return None
+    v = np.asarray(da.values, dtype=float).ravel()
+    if v.size != 3 or not np.all(np.isfinite(v)):
+        return None
+    return v
