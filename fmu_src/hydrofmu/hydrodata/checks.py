@@ -82,8 +82,8 @@ def _expect_finite(hd: HydroData, variable: str, arr: NDArray) -> None:
     if np.any(bad):
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
         raise _fail(hd.name, variable,
-                    f"has {int(bad.sum())} non-finite value(s), first {arr[idx]!r} at index "
-                    f"{idx}; remove or recompute the failed frequencies", arr[idx])
+                    f"has {int(bad.sum())} non-finite value(s), first {arr[idx].item()!r} at "
+                    f"index {idx}; remove or recompute the failed frequencies", arr[idx].item())
 
 
 def check_hydrodata(
@@ -159,26 +159,28 @@ def check_hydrodata(
                     str(hd.excitation.dtype))
 
     # Frequencies.
-    if omega[0] <= 0.0:
-        raise _fail(name, "omega", f"starts at {omega[0]!r} rad/s; all frequencies must be > 0 "
-                    "(drop the omega = 0 row)", float(omega[0]))
+    w0 = float(omega[0])
+    if w0 <= 0.0:
+        raise _fail(name, "omega", f"starts at {w0!r} rad/s; all frequencies must be > 0 "
+                    "(drop the omega = 0 row)", w0)
     steps = np.diff(omega)
     if np.any(steps <= 0.0):
         i = int(np.argmax(steps <= 0.0))
-        raise _fail(name, "omega", f"is not strictly increasing: omega[{i}] = {omega[i]!r} "
-                    f"then omega[{i + 1}] = {omega[i + 1]!r} rad/s; sort the frequencies and "
-                    "remove duplicates", (float(omega[i]), float(omega[i + 1])))
+        pair = (float(omega[i]), float(omega[i + 1]))
+        raise _fail(name, "omega", f"is not strictly increasing: omega[{i}] = {pair[0]!r} then "
+                    f"omega[{i + 1}] = {pair[1]!r} rad/s; sort the frequencies and remove "
+                    "duplicates", pair)
 
     # Environment.
     for variable in ("rho", "g"):
         value = getattr(hd, variable)
         if not np.isfinite(value) or value <= 0.0:
-            raise _fail(name, variable, f"= {value!r} must be finite and > 0", value)
+            raise _fail(name, variable, f"= {float(value)!r} must be finite and > 0", value)
     if np.isnan(hd.water_depth) or hd.water_depth <= 0.0:
-        raise _fail(name, "water_depth", f"= {hd.water_depth!r} m must be > 0 (inf for deep "
+        raise _fail(name, "water_depth", f"= {float(hd.water_depth)!r} m must be > 0 (inf for deep "
                     "water)", hd.water_depth)
     if not (np.isnan(hd.displaced_volume) or hd.displaced_volume >= 0.0):
-        raise _fail(name, "displaced_volume", f"= {hd.displaced_volume!r} m^3 is negative",
+        raise _fail(name, "displaced_volume", f"= {float(hd.displaced_volume)!r} m^3 is negative",
                     hd.displaced_volume)
 
     # A_inf symmetry.
@@ -234,7 +236,7 @@ def check_hydrodata(
                       "beyond 2 pi: degrees instead of radians?", HydroDataWarning, stacklevel=2)
     k_diag = np.diag(hd.hydrostatic_stiffness)
     if k_diag[2] <= 0.0:
-        warnings.warn(f"body '{name}': hydrostatic_stiffness K[heave, heave] = {k_diag[2]!r} "
+        warnings.warn(f"body '{name}': hydrostatic_stiffness K[heave, heave] = {k_diag[2]:.6g} "
                       "is not positive: not a floating body? (fine for a submerged one)",
                       HydroDataWarning, stacklevel=2)
 
@@ -297,8 +299,8 @@ def check_mass_matrix(
     if float(asym.max()) > symmetry_rtol * scale:
         i, j = np.unravel_index(int(np.argmax(asym)), asym.shape)
         raise HydroDataError(
-            f"{name}: mass matrix is not symmetric: M[{labels[i]}, {labels[j]}] = {m[i, j]!r} "
-            f"but M[{labels[j]}, {labels[i]}] = {m[j, i]!r}; state each product of inertia "
+            f"{name}: mass matrix is not symmetric: M[{labels[i]}, {labels[j]}] = {m[i, j]:.6g} "
+            f"but M[{labels[j]}, {labels[i]}] = {m[j, i]:.6g}; state each product of inertia "
             "once and build the matrix symmetric", value=(float(m[i, j]), float(m[j, i])))
     if not np.any(free):
         return
