@@ -207,8 +207,8 @@ def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
         if np.all(np.isfinite(candidate)):
             a_inf = candidate.copy()
             notes.append("A_inf from the omega = inf row (Capytaine's infinite-frequency "
-                         "solve; ~0.5 % above the Ogilvie-consistent value of its finite "
-                         "frequencies)")
+                         "solve, not the value its finite frequencies imply through Ogilvie's "
+                         "relation: they differ by up to ~1 %)")
         else:
             notes.append("the omega = inf row holds NaN: ignored")
     finite = np.isfinite(omega_all) & (omega_all > 0.0)
