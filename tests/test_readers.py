@@ -80,7 +80,12 @@ def test_bemio_sphere_shapes_and_environment(sphere: HydroData) -> None:
     assert sphere.water_depth == 200.0  # as stated in the file, not turned into inf
     np.testing.assert_array_equal(sphere.wave_direction, [0.0])
     assert sphere.added_mass_inf_source == "file"
-    np.testing.assert_array_equal(sphere.reference_point, np.zeros(3))
+    # Coefficients about the centre of gravity (WEC-Sim convention): the sphere has no
+    # rotational added mass about its centre, so about a point 2 m below it
+    # A55 = A11 * 2^2 (to the panel discretisation).
+    np.testing.assert_array_equal(sphere.reference_point, [0.0, 0.0, -2.0])
+    a = sphere.added_mass_inf
+    assert a[4, 4] == pytest.approx(4.0 * a[0, 0], rel=PANELS)
 
 
 def test_bemio_sphere_added_mass_inf(sphere: HydroData, sphere_raw: dict) -> None:
@@ -98,9 +103,11 @@ def test_bemio_sphere_hydrostatics(sphere: HydroData) -> None:
     assert k33 == pytest.approx(1000.0 * 9.81 * np.pi * SPHERE_RADIUS**2, rel=PANELS)
     assert sphere.displaced_volume == pytest.approx(2.0 / 3.0 * np.pi * SPHERE_RADIUS**3,
                                                     rel=PANELS)
-    # Centre of buoyancy of a hemisphere: 3 r / 8 below the waterplane.
-    assert sphere.center_of_buoyancy[2] == pytest.approx(-3.0 / 8.0 * SPHERE_RADIUS, rel=PANELS)
-    np.testing.assert_array_equal(sphere.center_of_gravity, [0.0, 0.0, -2.0])
+    # Centre of buoyancy of a hemisphere: 3 r / 8 below the waterplane, i.e.
+    # 2 - 3 r / 8 above the reference point (the centre of gravity, 2 m below the centre).
+    assert sphere.center_of_buoyancy[2] == pytest.approx(2.0 - 3.0 / 8.0 * SPHERE_RADIUS,
+                                                         rel=PANELS)
+    np.testing.assert_array_equal(sphere.center_of_gravity, [0.0, 0.0, 0.0])
 
 
 def test_bemio_sphere_radiation_scaling_and_orientation(sphere: HydroData,
@@ -448,7 +455,8 @@ def _write_capytaine(ds: xr.Dataset, path: Path) -> Path:
 
 def test_capytaine3_layout_matches_bemio(sphere: HydroData, tmp_path: Path) -> None:
     """Same data through both readers: 3.0 layout, inf/0 rows, conjugation."""
-    path = _write_capytaine(_capytaine3_dataset({"sphere": sphere}), tmp_path / "s3.nc")
+    ds = _capytaine3_dataset({"sphere": sphere}, rotation_center=tuple(sphere.reference_point))
+    path = _write_capytaine(ds, tmp_path / "s3.nc")
     with netCDF4.Dataset(path) as d:  # the writer really produced the 3.0 on-disk layout
         assert d["excitation_force"].dimensions[0] == "complex"
         assert d["added_mass"].dimensions == ("omega", "influenced_dof", "radiating_dof")

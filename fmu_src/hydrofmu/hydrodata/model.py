@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import HydroDataError
+
 DOF_NAMES: tuple[str, ...] = ("surge", "sway", "heave", "roll", "pitch", "yaw")
 
 
@@ -115,10 +117,11 @@ class HydroData:
         """
         ib = self.direction_index(direction)
         x = self.excitation[:, ib, :]
-        return np.array(
-            [np.interp(omega, self.omega, x[:, i].real) + 1j * np.interp(omega, self.omega, x[:, i].imag)
-             for i in range(6)]
-        )
+        return np.array([
+            np.interp(omega, self.omega, x[:, i].real)
+            + 1j * np.interp(omega, self.omega, x[:, i].imag)
+            for i in range(6)
+        ])
 
     def coefficients_at(self, omega: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """A(omega) and B(omega), each (6, 6), linearly interpolated in frequency."""
@@ -132,8 +135,6 @@ class HydroData:
 
     def direction_index(self, direction: float) -> int:
         """Index of a heading in :attr:`wave_direction`, rad; raises if absent."""
-        from hydrofmu.errors import HydroDataError
-
         d = np.angle(np.exp(1j * (self.wave_direction - direction)))
         ib = int(np.argmin(np.abs(d)))
         if abs(d[ib]) > 1e-6:

@@ -5,8 +5,14 @@ normalisation: added mass / rho, damping / (rho omega), excitation and hydrostat
 stiffness / (rho g). MATLAB writes ``permute(A(rows, :, :), [3 2 1])``, which h5py reads
 as ``[row, column, frequency]``: rows are the body's own DOFs (influenced), columns all
 6 N radiating DOFs of the N bodies, excitation ``[dof, heading, frequency]``. BEMIO keeps
-WAMIT's ``e^{+i omega t}``, headings in degrees, and the body frame origin as the
-reference point, with ``cg`` and ``cb`` absolute.
+WAMIT's ``e^{+i omega t}``, headings in degrees, and ``cg`` and ``cb`` absolute.
+
+Reference point: WEC-Sim (and HydroChrono, which reads the same files) apply the
+hydrodynamic forces at the body's centre of gravity, so BEMIO data are taken about
+``properties/cg``: ``reference_point = cg``, ``center_of_gravity = 0`` and
+``center_of_buoyancy = cb - cg`` relative to it. The Task 10 sphere confirms it: its
+``A55_inf = 4.00 A11_inf``, i.e. ``A11 d^2`` with ``d = 2 m`` between the sphere's centre
+(about which a sphere has no rotational added mass) and ``cg``.
 """
 
 from __future__ import annotations
@@ -189,12 +195,15 @@ def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
         a_inf_source = "extrapolated"
         notes.append(note)
 
-    reference = np.zeros(3)
     cg = _vector(grp, "properties/cg", notes)
     cb = _vector(grp, "properties/cb", notes)
+    reference = cg.copy() if np.all(np.isfinite(cg)) else np.zeros(3)
     volume = (_scalar(get("properties/disp_vol"), path, "properties/disp_vol")
               if "properties/disp_vol" in grp else float("nan"))
-    notes.append("reference point: the origin of the BEM frame (BEMIO); cg, cb relative to it")
+    notes.append(
+        f"reference point: the centre of gravity {reference.tolist()} m (WEC-Sim convention "
+        "for BEMIO data); cg, cb relative to it"
+    )
 
     return HydroData(
         name=name,
