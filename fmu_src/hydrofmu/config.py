@@ -325,6 +325,23 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     return resolved, notes
 
 
+def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
+    """Report how well the radiation IRF used at run time reproduces the data."""
+    from .kernels import irf_roundtrip_error
+
+    dt = float(cfg["simulation"]["max_internal_step"])
+    duration = float(cfg["radiation"]["irf_duration"])
+    t = np.arange(int(round(duration / dt)) + 1) * dt
+    r = irf_roundtrip_error(hd, t)
+    lo, hi = r["band"]
+    return (
+        f"{hd.name}: radiation IRF ({duration:g} s at {dt:g} s) round trip over "
+        f"{lo:.3g}..{hi:.3g} rad/s: A(w) rebuilt by Ogilvie with A_inf ({hd.added_mass_inf_source})"
+        f" within {100 * r['added_mass_max']:.2g} % (worst: {r['worst_added_mass_dof']}), "
+        f"B(w) within {100 * r['damping_max']:.2g} % (worst: {r['worst_damping_dof']})"
+    )
+
+
 def resolve(
     data: dict[str, Any], base: Path, *, where: str = "configuration"
 ) -> tuple[list[HydroData], dict[str, Any]]:
@@ -364,6 +381,8 @@ def resolve(
     from .system import Simulator
 
     Simulator(bodies, cfg)
+    if cfg["radiation"]["method"] == "convolution":
+        notes.extend(_roundtrip_note(hd, cfg) for hd in bodies)
     return bodies, cfg
 
 
