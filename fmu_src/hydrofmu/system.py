@@ -548,7 +548,7 @@ class Simulator:
         bad = np.flatnonzero(~np.isfinite(self.u))
         if bad.size:
             names = self.input_names(self.bodies, self.config)
-            listed = ", ".join(f"{names[i]} = {self.u[i]!r}" for i in bad)
+            listed = ", ".join(f"{names[i]} = {float(self.u[i])}" for i in bad)
             raise InputError(
                 f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step is "
                 "refused and the state kept", value=[names[i] for i in bad],
