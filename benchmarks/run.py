@@ -30,6 +30,7 @@ from fmpy.fmi2 import FMU2Slave
 
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
+from hydrofmu.fmi_slave import guard_interpreter_exit
 from hydrofmu.system import Simulator, parameter_table
 
 _TRIVIAL = '''"""Empty pythonfmu FMU with the interface sizes of a hydrofmu FMU (benchmark)."""
@@ -90,6 +91,9 @@ class Driver:
         self.inputs = [v.valueReference for v in md.modelVariables if v.causality == "input"]
         self.outputs = [v.valueReference for v in md.modelVariables if v.causality == "output"]
         self.fmu.instantiate()
+        # pythonfmu 0.7.0's binary may abort this process at exit; hydrofmu FMUs guard
+        # themselves, the empty FMU is guarded here.
+        guard_interpreter_exit(Path(self.unzipdir) / "resources", md.coSimulation.modelIdentifier)
         self.fmu.setupExperiment(startTime=0.0)
         self.fmu.enterInitializationMode()
         self.fmu.exitInitializationMode()

@@ -200,9 +200,8 @@ class HydroSlave(Fmi2Slave):
         model_path = Path(self.resources) / MODEL_FILE
         if not model_path.is_file():
             raise HydroFMUError(
-                f"the FMU's model file '{model_path}' is missing: the FMU is incomplete or "
-                "was unpacked under a path that the importer's resource URI does not "
-                "reproduce (non-ASCII characters); rebuild or unpack it elsewhere",
+                f"the FMU's model file '{model_path}' is missing: the FMU is incomplete; "
+                "rebuild it with hydrofmu",
                 value=str(model_path),
             )
         payload = load_model(model_path)
