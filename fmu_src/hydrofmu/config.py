@@ -215,6 +215,34 @@ def _damping(value: Any, name: str, what: str, *, matrix: bool) -> np.ndarray:
     return arr
 
 
+def _resolve_mass(b: dict[str, Any], hd: HydroData, notes: list[str]) -> float:
+    name = b["name"]
+    mass_value = b.get("mass")
+    vol = hd.displaced_volume
+    if mass_value is None or mass_value == "equilibrium":
+        if math.isfinite(vol):
+            mass = hd.rho * vol
+            notes.append(f"{name}: mass = rho V = {mass:.6g} kg (equilibrium)")
+            return mass
+        if hd.inertia_matrix is not None:
+            mass = float(hd.inertia_matrix[0, 0])
+            notes.append(f"{name}: mass = {mass:.6g} kg from the data file's inertia matrix")
+            return mass
+        raise ConfigError(
+            f"body '{name}': the data gives no displaced volume; set mass = <kg>",
+            value=mass_value,
+        )
+    if isinstance(mass_value, str):
+        raise ConfigError(
+            f"body '{name}': mass must be a number of kg or \"equilibrium\", got {mass_value!r}",
+            value=mass_value,
+        )
+    mass = _number(mass_value, f"body '{name}': mass")
+    if mass <= 0.0:
+        raise ConfigError(f"body '{name}': mass must be > 0 kg, got {mass!r}", value=mass)
+    return mass
+
+
 def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list[str]]:
     """Mass matrix, corrected stiffness and the other per-body settings (JSON-able).
 
@@ -223,53 +251,36 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     name = b["name"]
     notes: list[str] = []
     rho, g, vol = hd.rho, hd.g, hd.displaced_volume
-    # Mass.
-    mass_value = b.get("mass")
-    if mass_value is None or mass_value == "equilibrium":
-        if math.isfinite(vol):
-            mass = rho * vol
-            notes.append(f"{name}: mass = rho V = {mass:.6g} kg (equilibrium)")
-        elif hd.inertia_matrix is not None:
-            mass = float(hd.inertia_matrix[0, 0])
-            notes.append(f"{name}: mass = {mass:.6g} kg from the data file's inertia matrix")
-        else:
-            raise ConfigError(
-                f"body '{name}': the data gives no displaced volume; set mass = <kg>",
-                value=mass_value,
-            )
-    elif isinstance(mass_value, str):
-        raise ConfigError(
-            f"body '{name}': mass must be a number of kg or \"equilibrium\", got {mass_value!r}",
-            value=mass_value,
-        )
-    else:
-        mass = _number(mass_value, f"body '{name}': mass")
-        if mass <= 0.0:
-            raise ConfigError(f"body '{name}': mass must be > 0 kg, got {mass!r}", value=mass)
-    # Centre of gravity.
-    if "cog" in b:
-        cog = _vector(b["cog"], 3, f"body '{name}': cog")
-    elif np.all(np.isfinite(hd.center_of_gravity)):
-        cog = np.asarray(hd.center_of_gravity, dtype=float)
-    else:
-        raise ConfigError(
-            f"body '{name}': the data file does not give the centre of gravity; set "
-            "cog = [x, y, z] (m, relative to the body reference point)",
-            value=None,
-        )
-    # Inertia.
-    if "inertia" in b:
-        mass_matrix = spatial_mass_matrix(mass, b["inertia"], cog)
-    elif hd.inertia_matrix is not None and "mass" not in b and "cog" not in b:
+    from_file = (hd.inertia_matrix is not None
+                 and not any(k in b for k in ("mass", "cog", "inertia")))
+    if from_file:
+        # The data file's own 6x6 mass matrix about the reference point; cog from its
+        # offset block m S(r_g).
         mass_matrix = np.asarray(hd.inertia_matrix, dtype=float)
         mass = float(mass_matrix[0, 0])
-        notes.append(f"{name}: mass matrix from the data file")
+        s = mass_matrix[3:, :3] / mass
+        cog = np.array([s[2, 1], s[0, 2], s[1, 0]])
+        notes.append(f"{name}: mass matrix from the data file (m = {mass:.6g} kg, "
+                     f"cog = {np.round(cog, 6).tolist()} m)")
     else:
-        raise ConfigError(
-            f"body '{name}': set inertia = [Ixx, Iyy, Izz] (kg m^2, about the centre of "
-            "gravity) or a 3x3 list",
-            value=None,
-        )
+        mass = _resolve_mass(b, hd, notes)
+        if "cog" in b:
+            cog = _vector(b["cog"], 3, f"body '{name}': cog")
+        elif np.all(np.isfinite(hd.center_of_gravity)):
+            cog = np.asarray(hd.center_of_gravity, dtype=float)
+        else:
+            raise ConfigError(
+                f"body '{name}': the data file does not give the centre of gravity; set "
+                "cog = [x, y, z] (m, relative to the body reference point)",
+                value=None,
+            )
+        if "inertia" not in b:
+            raise ConfigError(
+                f"body '{name}': set inertia = [Ixx, Iyy, Izz] (kg m^2, about the centre "
+                "of gravity) or a 3x3 list",
+                value=None,
+            )
+        mass_matrix = spatial_mass_matrix(mass, b["inertia"], cog)
     # Hydrostatics: the BEM stiffness holds the gravity terms of the BEM's own mass and cog.
     stiffness = np.asarray(hd.hydrostatic_stiffness, dtype=float).copy()
     bem_cog = np.asarray(hd.center_of_gravity, dtype=float)

@@ -40,7 +40,7 @@ def simulate(
         Output names to record (default: all).
     """
     from fmpy import simulate_fmu
-    from fmpy.fmi2 import FMICallException
+    from fmpy.fmi1 import FMICallException
 
     try:
         return simulate_fmu(
