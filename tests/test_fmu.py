@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from hydrofmu import export
 from hydrofmu.config import default_config
 from hydrofmu.errors import ExportError
 from hydrofmu.export import (
@@ -57,14 +59,22 @@ def default_fmu(fmu_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def other_fmu(fmu_dir: Path) -> Path:
-    """A second, different model: another body name, waves and radiation method."""
+def other_fmu(fmu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A second, different model: another body name, waves and radiation method, built
+    from a copy of the package whose code differs by a comment (as another hydrofmu
+    version would), so that its bundled package has another name."""
+    source = tmp_path_factory.mktemp("variant") / "hydrofmu"
+    shutil.copytree(export.PACKAGE_ROOT, source, ignore=shutil.ignore_patterns("__pycache__"))
+    with (source / "errors.py").open("a") as f:
+        f.write("\n# variant build for test_two_different_fmus_in_one_process\n")
     bodies, config = default_config(
         wave={"height": 1.0, "period": 6.0},
         radiation={"method": "constant"},
         bodies=[{"name": "buoy", "hydro": "builtin:sphere"}],
     )
-    return build_fmu(bodies, config, fmu_dir / "OtherWEC.fmu", model_name="OtherWEC")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(export, "PACKAGE_ROOT", source)
+        return build_fmu(bodies, config, fmu_dir / "OtherWEC.fmu", model_name="OtherWEC")
 
 
 def bundled_package(fmu: Path) -> str:
@@ -327,8 +337,9 @@ def test_two_different_fmus_in_one_process(
     assert r["model_names"] == ["HydroFMU", "OtherWEC"]
     for solo, together in zip(r["solo"], r["together"], strict=True):
         assert np.array_equal(np.array(solo), np.array(together))
-    expected = sorted({bundled_package(default_fmu), bundled_package(other_fmu)})
-    assert r["isolation"]["bundled_packages"] == expected
+    packages = [bundled_package(default_fmu), bundled_package(other_fmu)]
+    assert packages[0] != packages[1]
+    assert r["isolation"]["bundled_packages"] == sorted(packages)
 
 
 # ---------------------------------------------------------------------------- export
