@@ -17,6 +17,27 @@ from numpy.typing import NDArray
 from .history import GridHistory
 
 
+#: Kernel entries whose peak is below this fraction of sqrt(peak_ii * peak_jj) (their
+#: diagonal scales) are BEM noise (e.g. roll-pitch coupling of an axisymmetric body) and
+#: are left out of the convolution; a DOF whose own peak is below this fraction of the
+#: largest of its kind (translations, rotations) is noise too (yaw of a sphere).
+NEGLIGIBLE = 1e-6
+
+
+def active_pairs(kernel: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Mask (n, n) of the kernel entries that are not numerical noise."""
+    peak = np.max(np.abs(kernel), axis=0)
+    diag = np.diag(peak).copy()
+    n = diag.size
+    live = np.zeros(n, dtype=bool)
+    for start in range(0, n, 3):
+        group = diag[start : start + 3]
+        live[start : start + 3] = group > NEGLIGIBLE * max(group.max(), 1e-300)
+    scale = np.sqrt(np.outer(diag, diag))
+    mask = (peak > NEGLIGIBLE * scale) & np.outer(live, live)
+    return mask
+
+
 class ConvolutionRadiation:
     """Radiation memory force by direct convolution.
 
@@ -34,15 +55,22 @@ class ConvolutionRadiation:
         nk, n, _ = kernel.shape
         self.n = n
         self.nk = nk
+        self.mask = active_pairs(kernel)
+        kernel = np.where(self.mask[None], kernel, 0.0)
         # Kernel padded with zeros beyond its truncation time.
         kp = np.concatenate([kernel, np.zeros((2, n, n))])
         self._k = kp
-        # Flattened kernels for the grid sums G_m = sum_j K[j + m] v_j, m = 0, 1.
-        self._kf = [
-            np.ascontiguousarray(kp[m : m + nk].transpose(1, 0, 2).reshape(n, nk * n))
+        # Per velocity column j: the rows it drives and K[rows, j] over time, contiguous,
+        # for the grid sums G_m = sum_i K[i + m] v_i (m = 0, 1).
+        self._cols = [j for j in range(n) if self.mask[:, j].any()]
+        self._rows = [np.flatnonzero(self.mask[:, j]) for j in self._cols]
+        self._kt = [
+            [np.ascontiguousarray(kp[m : m + nk, rows, j].T) for j, rows in
+             zip(self._cols, self._rows, strict=True)]
             for m in (0, 1)
         ]
-        self.history = GridHistory(nk, n)
+        # History stored transposed (one contiguous row per DOF).
+        self.history = GridHistory(nk, n, transposed=True)
         self._cache_version = -1
         self._g = (np.zeros(n), np.zeros(n))
 
@@ -60,8 +88,15 @@ class ConvolutionRadiation:
 
     def _grid_sums(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._cache_version != self.history.version:
-            h = self.history.view().reshape(-1)
-            self._g = (self._kf[0] @ h, self._kf[1] @ h)
+            h = self.history.view()
+            g0 = np.zeros(self.n)
+            g1 = np.zeros(self.n)
+            for j, rows, k0, k1 in zip(self._cols, self._rows, self._kt[0], self._kt[1],
+                                       strict=True):
+                hj = h[j]
+                g0[rows] += k0 @ hj
+                g1[rows] += k1 @ hj
+            self._g = (g0, g1)
             self._cache_version = self.history.version
         return self._g
 
@@ -84,7 +119,7 @@ class ConvolutionRadiation:
         dt = self.dt
         g0, g1 = self._grid_sums()
         a = s / dt
-        v0 = self.history.view()[0]
+        v0 = self.history.newest()
         ks = self.kernel_at(s)
         integral = dt * ((1.0 - a) * g0 + a * g1) - 0.5 * dt * (ks @ v0)
         if s > 0.0:
