@@ -31,7 +31,7 @@ from .forces.viscous import ViscousDamping
 from .hydrodata.model import DOF_NAMES, HydroData
 from .kernels import cutoff_fraction, excitation_irf, radiation_irf
 from .timeschemes import SCHEMES, make_scheme
-from .waves import IrregularWave, RegularWave, ramp
+from .waves import IrregularWave, RegularWave
 
 WAVE_TYPES = ("none", "regular", "irregular", "input")
 RADIATION_METHODS = ("convolution", "constant")
@@ -372,6 +372,9 @@ class Simulator:
                 value=float(eig[0]),
             ) from exc
         self.lhs = lhs
+        # The inverse of the (constant, SPD, at most 6N x 6N) left side, from its Cholesky
+        # factor: one small mat-vec per right-hand side instead of two triangular solves.
+        self._lhs_inv = scipy.linalg.cho_solve(self._chol, np.eye(self.nf))
 
         # Excitation.
         self.exc_components: ExcitationFromComponents | None = None
@@ -555,50 +558,88 @@ class Simulator:
             )
 
     def _full(self, y: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        q = self.q0.copy()
+        q = np.zeros(self.n)
         v = np.zeros(self.n)
         q[self.free_idx] = y[: self.nf]
         v[self.free_idx] = y[self.nf :]
-        if not self.free.all():
-            q[~self.free] = 0.0
         return q, v
 
-    def _excitation(self, t: float, s: float) -> tuple[NDArray[np.float64], float]:
-        r = ramp(t - self.t0, self.ramp_time)
+    def _ramp(self, t: float) -> float:
+        """Half-cosine ramp of the excitation (same as :func:`waves.ramp`, scalar)."""
+        x = t - self.t0
+        if self.ramp_time <= 0.0 or x >= self.ramp_time:
+            return 1.0
+        if x <= 0.0:
+            return 0.0
+        return 0.5 * (1.0 - math.cos(math.pi * x / self.ramp_time))
+
+    def _excitation_force(self, t: float, s: float) -> NDArray[np.float64] | None:
         if self.exc_components is not None:
-            tw = t
-            return r * self.exc_components.force(tw), r * self.exc_components.elevation(tw)
+            return self._ramp(t) * self.exc_components.force(t)
         if self.exc_input is not None:
-            u = float(self.u[-1])
-            return r * self.exc_input.force(s, u), r * self.exc_input.elevation(s, u)
-        return np.zeros(self.n), 0.0
+            return self._ramp(t) * self.exc_input.force(s, float(self.u[-1]))
+        return None
+
+    def _elevation(self, t: float, s: float) -> float:
+        if self.exc_components is not None:
+            return self._ramp(t) * self.exc_components.elevation(t)
+        if self.exc_input is not None:
+            return self._ramp(t) * self.exc_input.elevation(s, float(self.u[-1]))
+        return 0.0
+
+    def _total_force(
+        self, t: float, q: NDArray[np.float64], v: NDArray[np.float64], sn: float,
+        vn: NDArray[np.float64],
+    ) -> NDArray[np.float64]:
+        """Sum of all forces but the added-mass and constraint forces, shape (n,)."""
+        s = t - self.grid_time
+        total = self.hydrostatics.force(q)
+        total += self.radiation.force(s, sn, v, vn)
+        f_exc = self._excitation_force(t, s)
+        if f_exc is not None:
+            total += f_exc
+        if self.viscous.active:
+            total += self.viscous.force(v)
+        total += self.u[: self.n]
+        return total
 
     def _forces(
         self, t: float, y: NDArray[np.float64], sn: float, vn: NDArray[np.float64]
     ) -> tuple[NDArray[np.float64], dict[str, NDArray[np.float64]], float]:
+        """Every force term separately (for the outputs)."""
         q, v = self._full(y)
         s = t - self.grid_time
         f_hs = self.hydrostatics.force(q)
         f_rad = self.radiation.force(s, sn, v, vn)
-        f_exc, eta = self._excitation(t, s)
+        f_exc = self._excitation_force(t, s)
+        if f_exc is None:
+            f_exc = np.zeros(self.n)
         f_visc = self.viscous.force(v)
         f_pto = self.u[: self.n]
         total = f_hs + f_rad + f_exc + f_visc + f_pto
         parts = {"F_hydrostatic": f_hs, "F_radiation": f_rad, "F_excitation": f_exc,
                  "F_viscous": f_visc, "pose": q, "velocity": v}
-        return total, parts, eta
+        return total, parts, self._elevation(t, s)
 
     def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]):  # noqa: ANN202
         sn_base = t_n - self.grid_time
         _, vn = self._full(y_n)
         nf = self.nf
         free = self.free_idx
-        chol = self._chol
+        inv = self._lhs_inv
+        n = self.n
+        dy = np.empty(2 * nf)
 
         def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            total, _, _ = self._forces(t, y, sn_base, vn)
-            acc = scipy.linalg.cho_solve(chol, total[free], check_finite=False)
-            return np.concatenate([y[nf:], acc])
+            q = np.zeros(n)
+            v = np.zeros(n)
+            q[free] = y[:nf]
+            v[free] = y[nf:]
+            total = self._total_force(t, q, v, sn_base, vn)
+            out = dy.copy()
+            out[:nf] = y[nf:]
+            out[nf:] = inv @ total[free]
+            return out
 
         return rhs
 

@@ -121,12 +121,16 @@ class ConvolutionRadiation:
         a = s / dt
         v0 = self.history.newest()
         ks = self.kernel_at(s)
+        if sn == 0.0:  # the step starts on the grid (usual case): vn is v0
+            kv0 = ks @ v0
+            integral = dt * ((1.0 - a) * g0 + a * g1) + (0.5 * s - 0.5 * dt) * kv0
+            if s > 0.0:
+                integral += 0.5 * s * (self._k[0] @ v)
+            return -integral
         integral = dt * ((1.0 - a) * g0 + a * g1) - 0.5 * dt * (ks @ v0)
-        if s > 0.0:
-            k_mid = self.kernel_at(s - sn)
-            integral += 0.5 * (s - sn) * (self._k[0] @ v + k_mid @ vn)
-            if sn > 0.0:
-                integral += 0.5 * sn * (k_mid @ vn + ks @ v0)
+        k_mid = self.kernel_at(s - sn)
+        integral += 0.5 * (s - sn) * (self._k[0] @ v + k_mid @ vn)
+        integral += 0.5 * sn * (k_mid @ vn + ks @ v0)
         return -integral
 
     def commit(self, v: NDArray[np.float64]) -> None:
