@@ -48,7 +48,7 @@ def run(sim: Simulator, stop: float, h: float,
 
     ``inputs(t) -> vector`` gives the input vector held over each step.
     """
-    n = int(round(stop / h))
+    n = round(stop / h)
     t = np.arange(n + 1) * h
     out = np.empty((n + 1, sim.output_vector().size))
     if inputs is not None:

@@ -74,7 +74,7 @@ def test_default_body_round_trip_is_reported_and_small() -> None:
     from what the finite frequencies up to 5 rad/s imply), B(w) within 0.5 %."""
     from hydrofmu.kernels import irf_roundtrip_error
 
-    bodies, cfg = default_config()
+    bodies, _cfg = default_config()
     r = irf_roundtrip_error(bodies[0], np.arange(3001) * 0.01)
     assert r["added_mass_max"] < 0.02
     assert r["damping_max"] < 0.005
@@ -118,7 +118,7 @@ def test_bad_configuration_messages(config_dir: Path, old: str, new: str, match:
 def test_unknown_hydro_body_lists_available(config_dir: Path) -> None:
     from hydrofmu.errors import HydroDataError
 
-    with pytest.raises(HydroDataError, match="no body 'float'.*available: 'sphere'"):
+    with pytest.raises(HydroDataError, match=r"no body 'float'.*available: 'sphere'"):
         _load(config_dir, GOOD.replace('hydro_body = "body1"', 'hydro_body = "float"'))
 
 

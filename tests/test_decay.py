@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from physics_helpers import (
     bemio_sphere_body,
     column,

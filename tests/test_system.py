@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from physics_helpers import column, default_sphere_body, make_simulator, run
 
 from hydrofmu.errors import ConfigError, InputError, IntegrationError
 from hydrofmu.system import Simulator
+from physics_helpers import column, default_sphere_body, make_simulator, run
 
 WAVE = {"type": "irregular", "height": 2.0, "period": 8.0, "ramp_time": 5.0, "seed": 7,
         "n_components": 50}
@@ -40,7 +40,7 @@ def test_misaligned_communication_steps_stay_accurate() -> None:
 
 def test_state_restore_is_bit_identical() -> None:
     sim = _sim()
-    t, _ = run(sim, 10.0, 0.1)
+    _t, _ = run(sim, 10.0, 0.1)
     state = sim.get_state()
     _, first = run_from(sim, 10.0, 5.0, 0.1)
     sim.set_state(state)
@@ -49,7 +49,7 @@ def test_state_restore_is_bit_identical() -> None:
 
 
 def run_from(sim: Simulator, t0: float, duration: float, h: float):
-    n = int(round(duration / h))
+    n = round(duration / h)
     out = []
     for i in range(n):
         sim.step(t0 + i * h, h)
@@ -77,7 +77,7 @@ def test_diverging_step_raises_and_restores_state() -> None:
     sim = _sim(dt=2.0, dofs=["heave"])
     sim.scheme = __import__("hydrofmu.timeschemes", fromlist=["x"]).make_scheme("euler")
     before = sim.get_state()
-    with pytest.raises(IntegrationError, match="diverges|non-finite"):
+    with pytest.raises(IntegrationError, match=r"diverges|non-finite"):
         for i in range(400):
             sim.step(2.0 * i, 2.0)
     # The failing step left the state as it was at the start of that step.
@@ -121,5 +121,5 @@ def test_outputs_follow_inputs_without_a_step() -> None:
 
 def test_unknown_parameter_name() -> None:
     sim = _sim()
-    with pytest.raises(ConfigError, match="unknown parameter 'wave.heigth'.*wave.height"):
+    with pytest.raises(ConfigError, match=r"unknown parameter 'wave\.heigth'.*wave\.height"):
         Simulator(sim.bodies, sim.config, {"wave.heigth": 1.0})

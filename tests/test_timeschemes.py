@@ -28,7 +28,7 @@ def _oscillator_error(scheme: TimeScheme, h: float, t_end: float = 2.0) -> float
         return np.array([y[1], -y[0]])
 
     y = np.array([1.0, 0.0])
-    n = int(round(t_end / h))
+    n = round(t_end / h)
     for i in range(n):
         y = scheme.step(f, i * h, y, h)
     return float(np.hypot(y[0] - math.cos(t_end), y[1] + math.sin(t_end)))
@@ -58,7 +58,7 @@ def test_time_dependent_rhs_uses_stage_times() -> None:
 
 
 def test_unknown_scheme_and_user_subclass() -> None:
-    with pytest.raises(ConfigError, match="unknown time_scheme 'rk5'.*available"):
+    with pytest.raises(ConfigError, match=r"unknown time_scheme 'rk5'.*available"):
         make_scheme("rk5")
     assert make_scheme("RK4").name == "rk4"
 
@@ -73,5 +73,5 @@ def test_unknown_scheme_and_user_subclass() -> None:
 
 
 def test_non_finite_state_raises() -> None:
-    with pytest.raises(IntegrationError, match="non-finite state.*reduce max_internal_step"):
+    with pytest.raises(IntegrationError, match=r"non-finite state.*reduce max_internal_step"):
         make_scheme("euler").step(lambda t, y: y * np.inf, 0.0, np.ones(2), 0.1)

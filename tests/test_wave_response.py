@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from physics_helpers import (
     bemio_sphere_body,
     column,
@@ -57,7 +58,7 @@ def test_regular_wave_rao_convolution(body: str, period: float) -> None:
     (dt = 0.02 s), RK4 (phase error (w dt)^4 ~ 1e-7), the A(w), B(w) interpolation being
     the same in both. Measured: <= 0.15 % and 2e-3 rad (default sphere).
     """
-    sim, measured, predicted, eta = _regular(BODIES[body], period, "convolution")
+    _sim, measured, predicted, eta = _regular(BODIES[body], period, "convolution")
     assert abs(eta) == pytest.approx(0.5, rel=1e-6)
     for d, z in measured.items():
         assert abs(z) == pytest.approx(abs(predicted[d]), rel=0.02), d
@@ -69,7 +70,7 @@ def test_regular_wave_rao_constant_coefficients(period: float) -> None:
     """With A(w), B(w) fixed at the wave frequency the model is an exact linear ODE:
     only the time integration differs; amplitude within 0.5 %, phase 5e-3 rad
     (measured <= 0.3 %, the largest at T = 4 s for surge with its drift trend fitted)."""
-    sim, measured, predicted, _ = _regular(default_sphere_body, period, "constant", dt=0.02)
+    _sim, measured, predicted, _ = _regular(default_sphere_body, period, "constant", dt=0.02)
     for d, z in measured.items():
         assert abs(z) == pytest.approx(abs(predicted[d]), rel=0.005), d
         assert abs(np.angle(z / predicted[d])) < 5e-3, d

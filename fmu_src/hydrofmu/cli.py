@@ -38,7 +38,7 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None):  # noqa: ANN001, ANN202
+def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None):
     from .export import build_fmu
     from .simulate import simulate
 

@@ -342,7 +342,7 @@ def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
 
     dt = float(cfg["simulation"]["max_internal_step"])
     duration = float(cfg["radiation"]["irf_duration"])
-    t = np.arange(int(round(duration / dt)) + 1) * dt
+    t = np.arange(round(duration / dt) + 1) * dt
     r = irf_roundtrip_error(hd, t)
     lo, hi = r["band"]
     return (

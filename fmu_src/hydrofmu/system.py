@@ -347,7 +347,8 @@ class Simulator:
             )
             self.report.append(
                 f"radiation: convolution, IRF {t[-1]:.3g} s at dt = {self.dt:.3g} s "
-                f"({nk} samples), A_inf from {', '.join(hd.added_mass_inf_source for hd in self.bodies)}"
+                f"({nk} samples), A_inf from "
+                f"{', '.join(hd.added_mass_inf_source for hd in self.bodies)}"
             )
         else:
             damping = np.zeros((n, n))
@@ -395,7 +396,7 @@ class Simulator:
         if duration is None:
             duration = 30.0
         duration = _positive("radiation.irf_duration", duration)
-        return int(round(duration / self.dt)) + 1
+        return round(duration / self.dt) + 1
 
     @staticmethod
     def _check_in_range(hd: HydroData, omega: float, what: str) -> None:
@@ -455,7 +456,7 @@ class Simulator:
         duration = self.config["excitation"].get("irf_duration") or 30.0
         duration = _positive("excitation.irf_duration", duration)
         preview = self.preview_time
-        nk = int(math.floor((preview + duration) / self.dt)) + 1
+        nk = math.floor((preview + duration) / self.dt) + 1
         tau = -preview + np.arange(nk) * self.dt
         kernel = np.zeros((nk, self.n))
         cut = []
@@ -621,7 +622,7 @@ class Simulator:
                  "F_viscous": f_visc, "pose": q, "velocity": v}
         return total, parts, self._elevation(t, s)
 
-    def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]):  # noqa: ANN202
+    def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]):
         sn_base = t_n - self.grid_time
         _, vn = self._full(y_n)
         nf = self.nf

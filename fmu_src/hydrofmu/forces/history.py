@@ -77,13 +77,18 @@ class GridHistory:
 
     def get_state(self, prefix: str) -> dict[str, NDArray[np.float64]]:
         """Arrays that restore this buffer exactly."""
-        return {f"{prefix}.buf": self._buf.copy(), f"{prefix}.pos": np.array([self._pos, self.version])}
+        return {
+            f"{prefix}.buf": self._buf.copy(),
+            f"{prefix}.pos": np.array([self._pos, self.version]),
+        }
 
     def set_state(self, prefix: str, state: dict[str, NDArray[np.float64]]) -> None:
         """Restore from :meth:`get_state`."""
         buf = np.asarray(state[f"{prefix}.buf"], dtype=float)
         if buf.shape != self._buf.shape:
-            raise ValueError(f"history '{prefix}' has shape {buf.shape}, expected {self._buf.shape}")
+            raise ValueError(
+                f"history '{prefix}' has shape {buf.shape}, expected {self._buf.shape}"
+            )
         self._buf[:] = buf
         pos, version = (int(x) for x in state[f"{prefix}.pos"])
         self._pos = pos

@@ -16,7 +16,6 @@ from numpy.typing import NDArray
 
 from .history import GridHistory
 
-
 #: Kernel entries whose peak is below this fraction of sqrt(peak_ii * peak_jj) (their
 #: diagonal scales) are BEM noise (e.g. roll-pitch coupling of an axisymmetric body) and
 #: are left out of the convolution; a DOF whose own peak is below this fraction of the
