@@ -24,6 +24,16 @@ def _refuse_overwrite(path: Path, force: bool) -> None:
         raise ConfigError(f"{path} exists; choose another path or pass --force", value=str(path))
 
 
+def _print_notes(bodies, cfg) -> None:  # noqa: ANN001
+    """The resolution notes and the model report (IRF lengths, round-trip errors...)."""
+    from .system import Simulator
+
+    for note in cfg.get("notes", []):
+        print(f"note: {note}")
+    for line in Simulator(bodies, cfg).report:
+        print(f"model: {line}")
+
+
 def _build(args: argparse.Namespace) -> int:
     from .config import load_config
     from .export import build_fmu
@@ -32,8 +42,7 @@ def _build(args: argparse.Namespace) -> int:
     out = Path(args.output)
     _refuse_overwrite(out, args.force)
     path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
-    for note in cfg.get("notes", []):
-        print(f"note: {note}")
+    _print_notes(bodies, cfg)
     print(f"wrote {path}")
     return 0
 
@@ -67,6 +76,7 @@ def _run(args: argparse.Namespace) -> int:
     _refuse_overwrite(out, args.force)
     if args.plot:
         _refuse_overwrite(Path(args.plot), args.force)
+    _print_notes(bodies, cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
         _, result = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU")
     write_csv(result, out)
@@ -92,6 +102,7 @@ def _demo(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / DEMO_MARKER).write_text("written by hydrofmu demo\n", encoding="utf-8")
     bodies, cfg = default_config()
+    _print_notes(bodies, cfg)
     fmu = out / "DefaultSphere.fmu"
     if fmu.exists():
         fmu.unlink()

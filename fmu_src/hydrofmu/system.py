@@ -451,6 +451,13 @@ class Simulator:
             f"wave: {self.wave_type}, {omega.size} component(s), "
             f"{omega.min():.4g}..{omega.max():.4g} rad/s"
         )
+        if isinstance(wave, IrregularWave):
+            frac = float(wave.energy_fraction)
+            self.report.append(
+                f"irregular wave: {100 * frac:.3g} % of the spectrum's energy lies in the "
+                f"data's frequency range (Hs of the modelled sea "
+                f"{wave.hs * math.sqrt(frac):.4g} m)"
+            )
 
     def _build_input_excitation(self) -> None:
         duration = self.config["excitation"].get("irf_duration") or 30.0
