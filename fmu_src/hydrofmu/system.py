@@ -35,7 +35,7 @@ from .waves import IrregularWave, RegularWave
 
 WAVE_TYPES = ("none", "regular", "irregular", "input")
 RADIATION_METHODS = ("convolution", "constant")
-ADDED_MASS_METHODS = ("implicit",)
+ADDED_MASS_METHODS = ("implicit", "split", "lagged")
 SPECTRA = ("jonswap", "pm")
 DISCRETIZATIONS = ("equal_energy", "equal_width")
 
@@ -122,7 +122,8 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[Par
                       "convolution (IRF memory) or constant (A, B at the wave frequency)",
                       RADIATION_METHODS),
         ParameterSpec("added_mass.method", "String", am["method"], None,
-                      "Added-mass treatment: implicit (left side of the equation)",
+                      "Added-mass treatment: implicit (left side; the default), split "
+                      "(WEC-Sim) or lagged (previous acceleration), for comparison",
                       ADDED_MASS_METHODS),
         ParameterSpec("added_mass.adj_mass_factor", "Real", float(am["adj_mass_factor"]),
                       "1", "WEC-Sim split factor (only for added_mass.method = split)"),
@@ -361,14 +362,22 @@ class Simulator:
                 f"radiation: constant A(w), B(w) at w = {self.wave_omega:.6g} rad/s"
             )
         self.added = added
-        lhs = mass + added
+        # Added mass on the left side (implicit), or partly / not at all with the rest
+        # applied to the previous internal step's acceleration (split, lagged).
+        self.adj_mass_factor = float(p["added_mass.adj_mass_factor"])
+        left = self._left_added_mass(added)
+        self.added_left = left
+        self.added_lagged = added - left
+        self.lagged = bool(np.any(self.added_lagged))
+        lhs = mass + left
         lff = lhs[np.ix_(self.free_idx, self.free_idx)]
         try:
             self._chol = scipy.linalg.cho_factor(lff, lower=True, check_finite=True)
         except (np.linalg.LinAlgError, ValueError) as exc:
             eig = np.linalg.eigvalsh(0.5 * (lff + lff.T))
             raise HydroDataError(
-                f"M + A on the free DOFs is not positive definite (smallest eigenvalue "
+                f"the left-side mass matrix ({self.added_mass_method} added mass) on the "
+                f"free DOFs is not positive definite (smallest eigenvalue "
                 f"{eig[0]:.6g}): check the mass, inertia and added-mass data",
                 value=float(eig[0]),
             ) from exc
@@ -387,6 +396,30 @@ class Simulator:
 
         self.u = np.zeros(n + 1)
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
+
+    def _left_added_mass(self, added: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Part of the added mass that goes on the left side of the equation."""
+        if self.added_mass_method == "implicit":
+            return added.copy()
+        if self.added_mass_method == "lagged":
+            return np.zeros_like(added)
+        # WEC-Sim's split: alpha * (A11 + A22 + A33) on each translational diagonal and the
+        # rotational block (made symmetric from its lower triangle) of each body.
+        if not (math.isfinite(self.adj_mass_factor) and self.adj_mass_factor >= 0.0):
+            raise ConfigError(
+                f"added_mass.adj_mass_factor must be a finite number >= 0, got "
+                f"{self.adj_mass_factor!r}", value=self.adj_mass_factor,
+            )
+        left = np.zeros_like(added)
+        for k in range(len(self.bodies)):
+            b = added[6 * k : 6 * k + 6, 6 * k : 6 * k + 6]
+            y = b[0, 0] + b[1, 1] + b[2, 2]
+            blk = np.zeros((6, 6))
+            blk[:3, :3] = self.adj_mass_factor * y * np.eye(3)
+            rot = np.tril(b[3:, 3:])
+            blk[3:, 3:] = rot + np.tril(rot, -1).T
+            left[6 * k : 6 * k + 6, 6 * k : 6 * k + 6] = blk
+        return left
 
     def _representative_omega(self) -> float:
         period = _positive("wave.period", self.parameters["wave.period"])
@@ -518,6 +551,7 @@ class Simulator:
             "clock": np.array([self.t0, self.time]),
             "grid_index": np.array([self.grid_index], dtype=np.int64),
             "u": self.u.copy(),
+            "acc_prev": self._acc_prev.copy(),
         }
         st.update(self.radiation.get_state())
         if self.exc_input is not None:
@@ -538,6 +572,7 @@ class Simulator:
         self.t0, self.time = (float(x) for x in state["clock"])
         self.grid_index = int(state["grid_index"][0])
         self.u = np.asarray(state["u"], dtype=float).copy()
+        self._acc_prev = np.asarray(state["acc_prev"], dtype=float).copy()
         self.radiation.set_state(state)
         if self.exc_input is not None:
             self.exc_input.set_state(state)
@@ -609,6 +644,8 @@ class Simulator:
         if self.viscous.active:
             total += self.viscous.force(v)
         total += self.u[: self.n]
+        if self.lagged:
+            total -= self.added_lagged @ self._acc_prev
         return total
 
     def _forces(
@@ -625,6 +662,8 @@ class Simulator:
         f_visc = self.viscous.force(v)
         f_pto = self.u[: self.n]
         total = f_hs + f_rad + f_exc + f_visc + f_pto
+        if self.lagged:
+            total = total - self.added_lagged @ self._acc_prev
         parts = {"F_hydrostatic": f_hs, "F_radiation": f_rad, "F_excitation": f_exc,
                  "F_viscous": f_visc, "pose": q, "velocity": v}
         return total, parts, self._elevation(t, s)
@@ -697,6 +736,8 @@ class Simulator:
                 )
             self.y = y_new
             self.time = t_next
+            if self.lagged:
+                self._acc_prev = self._acceleration(self.time, self.y)
             if on_grid:
                 self.grid_index += 1
                 self.time = self.grid_time
@@ -705,6 +746,14 @@ class Simulator:
                 if self.exc_input is not None:
                     self.exc_input.commit(float(self.u[-1]))
         self.time = t_end if abs(self.time - t_end) <= eps else self.time
+
+    def _acceleration(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""
+        _, vn = self._full(y)
+        total, _, _ = self._forces(t, y, t - self.grid_time, vn)
+        acc = np.zeros(self.n)
+        acc[self.free_idx] = self._lhs_inv @ total[self.free_idx]
+        return acc
 
     def output_vector(self) -> NDArray[np.float64]:
         """All outputs at the current time with the current inputs (order of output_names)."""
@@ -725,7 +774,9 @@ class Simulator:
         acc[self.free_idx] = scipy.linalg.cho_solve(
             self._chol, total[self.free_idx], check_finite=False
         )
-        f_am = -self.added @ acc
+        # The added-mass force the model applies: -A q'' (implicit), with the lagged part
+        # on the previous step's acceleration for split / lagged.
+        f_am = -self.added_left @ acc - self.added_lagged @ self._acc_prev
         # Reaction on the fixed DOFs: what keeps their acceleration zero.
         f_c = self.lhs @ acc - total
         f_c[self.free_idx] = 0.0
