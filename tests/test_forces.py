@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from physics_helpers import (
     bemio_sphere_body,
     column,
