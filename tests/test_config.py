@@ -158,3 +158,21 @@ def test_user_config_is_not_modified(config_dir: Path) -> None:
         warnings.simplefilter("ignore")
         load_config(p)
     assert p.read_bytes() == before
+
+
+def test_irf_frequency_cut_is_exposed_and_its_error_reported() -> None:
+    """Cutting the radiation IRF integral at 3 rad/s (data to 5 rad/s) loses the damping
+    above the cut; the Ogilvie round trip reported at export grows accordingly."""
+    import re
+
+    def reported(**radiation) -> float:
+        _, cfg = default_config(radiation=radiation)
+        note = next(n for n in cfg["notes"] if "round trip" in n)
+        return float(re.search(r"A\(w\) .* within ([\d.e+-]+) %", note).group(1))
+
+    full = reported()
+    cut = reported(omega_max=3.0, taper=0.2)
+    assert full < 2.0
+    assert cut > 5.0 * full
+    with pytest.raises(ConfigError, match=r"radiation\.taper must be in \[0, 1\)"):
+        default_config(radiation={"taper": 1.5})

@@ -24,7 +24,7 @@ def _refuse_overwrite(path: Path, force: bool) -> None:
         raise ConfigError(f"{path} exists; choose another path or pass --force", value=str(path))
 
 
-def _print_notes(bodies, cfg) -> None:  # noqa: ANN001
+def _print_notes(bodies, cfg) -> None:
     """The resolution notes and the model report (IRF lengths, round-trip errors...)."""
     from .system import Simulator
 

@@ -62,8 +62,13 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "n_components": 200,
         "discretization": "equal_energy",
     },
-    "excitation": {"preview_time": 0.0, "irf_duration": 30.0},
-    "radiation": {"method": "convolution", "irf_duration": 30.0},
+    # omega_max: cut of the IRF frequency integral (None: the data's last frequency);
+    # taper: fraction of [0, omega_max] over which a half-cosine window brings the data to
+    # zero at the cut (limits the ringing of a sharp cut).
+    "excitation": {"preview_time": 0.0, "irf_duration": 30.0, "omega_max": None,
+                   "taper": 0.0},
+    "radiation": {"method": "convolution", "irf_duration": 30.0, "omega_max": None,
+                  "taper": 0.0},
     "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
 }
 BODY_KEYS = (
@@ -343,7 +348,8 @@ def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
     dt = float(cfg["simulation"]["max_internal_step"])
     duration = float(cfg["radiation"]["irf_duration"])
     t = np.arange(round(duration / dt) + 1) * dt
-    r = irf_roundtrip_error(hd, t)
+    rad = cfg["radiation"]
+    r = irf_roundtrip_error(hd, t, omega_max=rad["omega_max"], taper=float(rad["taper"]))
     lo, hi = r["band"]
     return (
         f"{hd.name}: radiation IRF ({duration:g} s at {dt:g} s) round trip over "

@@ -342,7 +342,7 @@ class Simulator:
             for k, hd in enumerate(self.bodies):
                 sl = slice(6 * k, 6 * k + 6)
                 added[sl, sl] = hd.added_mass_inf
-                kernel[:, sl, sl] = radiation_irf(hd, t)
+                kernel[:, sl, sl] = radiation_irf(hd, t, **self._irf_options("radiation"))
             self.radiation: ConvolutionRadiation | ConstantRadiation = ConvolutionRadiation(
                 kernel, self.dt
             )
@@ -420,6 +420,17 @@ class Simulator:
             blk[3:, 3:] = rot + np.tril(rot, -1).T
             left[6 * k : 6 * k + 6, 6 * k : 6 * k + 6] = blk
         return left
+
+    def _irf_options(self, section: str) -> dict[str, Any]:
+        """Frequency cut and taper of an IRF transform, from the configuration."""
+        c = self.config.get(section, {})
+        omega_max = c.get("omega_max")
+        taper = float(c.get("taper", 0.0) or 0.0)
+        if omega_max is not None:
+            omega_max = _positive(f"{section}.omega_max", omega_max)
+        if not 0.0 <= taper < 1.0:
+            raise ConfigError(f"{section}.taper must be in [0, 1), got {taper!r}", value=taper)
+        return {"omega_max": omega_max, "taper": taper}
 
     def _representative_omega(self) -> float:
         period = _positive("wave.period", self.parameters["wave.period"])
@@ -499,11 +510,12 @@ class Simulator:
         nk = math.floor((preview + duration) / self.dt) + 1
         tau = -preview + np.arange(nk) * self.dt
         kernel = np.zeros((nk, self.n))
+        opts = self._irf_options("excitation")
         cut = []
         for k, hd in enumerate(self.bodies):
-            kernel[:, 6 * k : 6 * k + 6] = excitation_irf(hd, tau, self.direction)
+            kernel[:, 6 * k : 6 * k + 6] = excitation_irf(hd, tau, self.direction, **opts)
             t_full = np.arange(-duration, duration + 0.5 * self.dt, self.dt)
-            full = excitation_irf(hd, t_full, self.direction)
+            full = excitation_irf(hd, t_full, self.direction, **opts)
             cut.append(cutoff_fraction(full, t_full, preview))
         self.exc_input = ExcitationFromInput(kernel, self.dt, preview / self.dt)
         self.excitation_cutoff = cut
