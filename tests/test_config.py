@@ -168,7 +168,7 @@ def test_irf_frequency_cut_is_exposed_and_its_error_reported() -> None:
     def reported(**radiation) -> float:
         _, cfg = default_config(radiation=radiation)
         note = next(n for n in cfg["notes"] if "round trip" in n)
-        return float(re.search(r"A\(w\) .* within ([\d.e+-]+) %", note).group(1))
+        return float(re.search(r"A\(w\) .*? within ([\d.e+-]+) %", note).group(1))
 
     full = reported()
     cut = reported(omega_max=3.0, taper=0.2)
