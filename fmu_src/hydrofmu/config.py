@@ -25,7 +25,6 @@ Example::
 from __future__ import annotations
 
 import copy
-import difflib
 import math
 import tomllib
 from importlib import resources
@@ -35,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .bodies import spatial_mass_matrix
-from .errors import ConfigError, HydroDataError
+from .errors import ConfigError, HydroDataError, did_you_mean
 from .forces.hydrostatics import gravity_stiffness_correction, static_imbalance
 from .hydrodata.model import DOF_NAMES, HydroData
 
@@ -79,8 +78,7 @@ _SECTIONS = (*DEFAULTS, "bodies")
 
 
 def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
-    close = difflib.get_close_matches(key, list(allowed), n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    hint = did_you_mean(key, list(allowed))
     return ConfigError(
         f"unknown key '{key}' in {where}{hint}; allowed: {', '.join(allowed)}", value=key
     )
@@ -189,8 +187,7 @@ def _dofs(value: Any, name: str) -> list[bool]:
     for d in value:
         key = str(d).lower()
         if key not in DOF_NAMES:
-            close = difflib.get_close_matches(key, DOF_NAMES, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            hint = did_you_mean(key, DOF_NAMES)
             raise ConfigError(
                 f"body '{name}': unknown DOF {d!r}{hint}; choose from {', '.join(DOF_NAMES)}",
                 value=d,

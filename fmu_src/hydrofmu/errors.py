@@ -7,6 +7,7 @@ traceback.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -48,6 +49,14 @@ class ExportError(HydroFMUError, RuntimeError):
 
 class OptionalDependencyError(HydroFMUError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
+
+
+def did_you_mean(value: object, choices: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for the closest of ``choices`` to ``value``, or ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(str(value), list(choices), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def require(module: str, extra: str) -> Any:

@@ -14,7 +14,6 @@ are removed by null-space reduction; their reaction is reported as ``F_constrain
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +22,13 @@ import numpy as np
 import scipy.linalg
 from numpy.typing import NDArray
 
-from .errors import ConfigError, HydroDataError, InputError, IntegrationError
+from .errors import (
+    ConfigError,
+    HydroDataError,
+    InputError,
+    IntegrationError,
+    did_you_mean,
+)
 from .forces.excitation import ExcitationFromComponents, ExcitationFromInput
 from .forces.hydrostatics import Hydrostatics
 from .forces.radiation import ConstantRadiation, ConvolutionRadiation
@@ -148,8 +153,7 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[Par
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
     v = str(value).strip().lower()
     if v not in choices:
-        close = difflib.get_close_matches(v, choices, n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = did_you_mean(v, choices)
         raise ConfigError(
             f"{name} = {value!r} is not valid{hint}; choose one of: {', '.join(choices)}",
             value=value,
@@ -197,8 +201,7 @@ class Simulator:
         self.parameters: dict[str, Any] = {p.name: p.start for p in table}
         for name, value in (parameters or {}).items():
             if name not in self.parameters:
-                close = difflib.get_close_matches(name, list(self.parameters), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                hint = did_you_mean(name, list(self.parameters))
                 raise ConfigError(f"unknown parameter {name!r}{hint}", value=name)
             self.parameters[name] = value
         self.report: list[str] = []

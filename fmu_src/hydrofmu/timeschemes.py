@@ -12,14 +12,13 @@ plug into the same :class:`TimeScheme` interface (they keep their memory in
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .errors import ConfigError, IntegrationError
+from .errors import ConfigError, IntegrationError, did_you_mean
 
 RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
 
@@ -167,8 +166,7 @@ def make_scheme(name: str | type[TimeScheme]) -> TimeScheme:
         return name()
     key = str(name).strip().lower()
     if key not in SCHEMES:
-        close = difflib.get_close_matches(key, list(SCHEMES), n=1)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = did_you_mean(key, list(SCHEMES))
         raise ConfigError(
             f"unknown time_scheme {name!r}{hint}; available: {', '.join(sorted(SCHEMES))}",
             value=name,
