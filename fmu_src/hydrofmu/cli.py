@@ -102,13 +102,13 @@ def _demo(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / DEMO_MARKER).write_text("written by hydrofmu demo\n", encoding="utf-8")
     bodies, cfg = default_config()
+    print("default body: floating sphere, r = 5 m (Capytaine data embedded in the package)")
+    print(f"waves: regular, H = {cfg['wave']['height']} m, T = {cfg['wave']['period']} s; "
+          f"radiation: {cfg['radiation']['method']}; scheme: {cfg['simulation']['time_scheme']}")
     _print_notes(bodies, cfg)
     fmu = out / "DefaultSphere.fmu"
     if fmu.exists():
         fmu.unlink()
-    print("default body: floating sphere, r = 5 m (Capytaine data embedded in the package)")
-    print(f"waves: regular, H = {cfg['wave']['height']} m, T = {cfg['wave']['period']} s; "
-          f"radiation: {cfg['radiation']['method']}; scheme: {cfg['simulation']['time_scheme']}")
     _, result = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
     csv = write_csv(result, out / "results.csv")
     png = plot(result, out / "heave.png")
