@@ -30,8 +30,11 @@ def _print_notes(bodies, cfg) -> None:
 
     for note in cfg.get("notes", []):
         print(f"note: {note}")
-    for line in Simulator(bodies, cfg).report:
+    sim = Simulator(bodies, cfg)
+    for line in sim.report:
         print(f"model: {line}")
+    for line in sim.warnings:
+        print(f"warning: {line}")
 
 
 def _build(args: argparse.Namespace) -> int:

@@ -534,6 +534,8 @@ class HydroSlave(Fmi2Slave):
         self._sim_parameters = parameters
         for line in sim.report:  # model choices and their measured truncation errors
             self._error(line, Fmi2Status.ok)
+        for line in sim.warnings:
+            self._error(line, Fmi2Status.warning)
         self._time = self._start_time
         self._reals[self._out_lo : self._out_hi] = np.asarray(y, dtype=float).tolist()
         self._inputs_dirty = False

@@ -67,6 +67,10 @@ _FORCE_UNITS = ("N", "N.m")
 #: excitation convolution of the elevation input).
 _FEEDTHROUGH = ("acceleration", "F_added_mass", "F_constraint")
 
+#: A preview that leaves more than this L1 fraction of the excitation IRF cut off (on any
+#: excited DOF) is reported as a warning.
+CUTOFF_WARNING = 0.05
+
 #: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
 DIVERGENCE_LIMIT = 1.0e6
 
@@ -205,6 +209,7 @@ class Simulator:
                 raise ConfigError(f"unknown parameter {name!r}{hint}", value=name)
             self.parameters[name] = value
         self.report: list[str] = []
+        self.warnings: list[str] = []
         self._build()
 
     @classmethod
@@ -522,7 +527,7 @@ class Simulator:
             cut.append(cutoff_fraction(full, t_full, preview))
         self.exc_input = ExcitationFromInput(kernel, self.dt, preview / self.dt)
         self.excitation_cutoff = cut
-        parts = []
+        fractions: list[tuple[str, float]] = []
         for k, (hd, c) in enumerate(zip(self.bodies, cut, strict=True)):
             ib = hd.direction_index(self.direction)
             xmax = np.max(np.abs(hd.excitation[:, ib, :]), axis=0)
@@ -531,12 +536,21 @@ class Simulator:
                 for i in range(group.start, group.stop):
                     # DOFs with no excitation (e.g. sway in head seas) carry only noise.
                     if xmax[i] > 1e-6 * ref:
-                        parts.append(f"{self.names[k]}.{DOF_NAMES[i]} {100 * c[i]:.2g} %")
+                        fractions.append((f"{self.names[k]}.{DOF_NAMES[i]}", float(c[i])))
+        parts = [f"{name} {100 * f:.2g} %" for name, f in fractions]
         self.report.append(
             f"excitation from the elevation input: preview {preview:.3g} s, kernel "
             f"{tau[0]:.3g}..{tau[-1]:.3g} s; part of the non-causal excitation IRF cut off "
             f"(L1 fraction before -preview): {', '.join(parts) or 'none'}"
         )
+        large = [f"{name} {100 * f:.2g} %" for name, f in fractions if f > CUTOFF_WARNING]
+        if large:
+            self.warnings.append(
+                f"excitation.preview_time = {preview:.3g} s cuts off more than "
+                f"{100 * CUTOFF_WARNING:.0f} % of the excitation IRF ({', '.join(large)}): "
+                "the excitation force is distorted; feed the elevation further ahead "
+                "(a larger preview_time)"
+            )
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
