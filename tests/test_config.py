@@ -176,3 +176,12 @@ def test_irf_frequency_cut_is_exposed_and_its_error_reported() -> None:
     assert cut > 5.0 * full
     with pytest.raises(ConfigError, match=r"radiation\.taper must be in \[0, 1\)"):
         default_config(radiation={"taper": 1.5})
+
+
+def test_direction_in_degrees_is_recognised() -> None:
+    from hydrofmu.errors import HydroDataError
+
+    with pytest.raises(HydroDataError, match=r"looks like degrees: 90.0 deg = 1.5708 rad"):
+        default_config(wave={"direction": 90.0})
+    _, cfg = default_config(wave={"direction": float(np.pi / 2)})
+    assert cfg["wave"]["direction"] == pytest.approx(np.pi / 2)

@@ -138,9 +138,13 @@ class HydroData:
         d = np.angle(np.exp(1j * (self.wave_direction - direction)))
         ib = int(np.argmin(np.abs(d)))
         if abs(d[ib]) > 1e-6:
+            hint = ""
+            if abs(direction) > 2.0 * np.pi:
+                hint = (f" ({direction!r} looks like degrees: {direction!r} deg = "
+                        f"{np.radians(direction):.6g} rad)")
             raise HydroDataError(
-                f"wave direction {direction!r} rad is not in the data of body '{self.name}' "
-                f"(available: {np.round(self.wave_direction, 6).tolist()} rad); "
+                f"wave direction {direction!r} rad is not in the data of body '{self.name}'"
+                f"{hint} (available: {np.round(self.wave_direction, 6).tolist()} rad); "
                 "choose one of them or recompute the BEM data for that heading",
                 value=direction,
             )
