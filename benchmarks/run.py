@@ -31,7 +31,8 @@ from fmpy.fmi2 import FMU2Slave
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
 from hydrofmu.fmi_slave import guard_interpreter_exit
-from hydrofmu.system import Simulator, parameter_table
+from hydrofmu.parameters import parameter_table
+from hydrofmu.system import Simulator
 
 _TRIVIAL = '''"""Empty pythonfmu FMU with the interface sizes of a hydrofmu FMU (benchmark)."""
 

@@ -50,6 +50,7 @@ RUNTIME_MODULES: list[str] = [
     "waves.py",
     "bodies.py",
     "forces/*.py",
+    "parameters.py",
     "system.py",
     "timeschemes.py",
     "fmi_slave.py",

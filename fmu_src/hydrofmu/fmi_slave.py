@@ -46,7 +46,8 @@ from pythonfmu.enums import Fmi2Status
 
 from .errors import HydroFMUError
 from .hydrodata.store import load_model
-from .system import Simulator, parameter_table
+from .parameters import parameter_table
+from .system import Simulator
 
 #: Name of the payload file inside the FMU's ``resources`` folder.
 MODEL_FILE = "model.npz"
@@ -169,7 +170,7 @@ class HydroSlave(Fmi2Slave):
     :func:`hydrofmu.hydrodata.store.save_model`.
 
     Value references: the Real variables come first (parameters, inputs, outputs, in the
-    order of :func:`~hydrofmu.system.parameter_table`, ``Simulator.input_names`` and
+    order of :func:`~hydrofmu.parameters.parameter_table`, ``Simulator.input_names`` and
     ``Simulator.output_names``), then the Integer parameters, then the String parameters.
     Their values live in flat Python lists indexed by value reference rather than one
     attribute per scalar: a get or set costs one list comprehension.

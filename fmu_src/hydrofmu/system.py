@@ -15,7 +15,6 @@ are removed by null-space reduction; their reaction is reported as ``F_constrain
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,14 +34,19 @@ from .forces.radiation import ConstantRadiation, ConvolutionRadiation
 from .forces.viscous import ViscousDamping
 from .hydrodata.model import DOF_NAMES, HydroData
 from .kernels import cutoff_fraction, excitation_irf, radiation_irf
-from .timeschemes import SCHEMES, make_scheme
+from .parameters import (
+    ADDED_MASS_METHODS,
+    DISCRETIZATIONS,
+    RADIATION_METHODS,
+    SPECTRA,
+    WAVE_TYPES,
+    body_names,
+    check_choice,
+    check_positive,
+    parameter_table,
+)
+from .timeschemes import make_scheme
 from .waves import IrregularWave, RegularWave
-
-WAVE_TYPES = ("none", "regular", "irregular", "input")
-RADIATION_METHODS = ("convolution", "constant")
-ADDED_MASS_METHODS = ("implicit", "split", "lagged")
-SPECTRA = ("jonswap", "pm")
-DISCRETIZATIONS = ("equal_energy", "equal_width")
 
 #: Output quantities per body, in order; each has 6 components.
 BODY_OUTPUTS: tuple[str, ...] = (
@@ -75,104 +79,6 @@ CUTOFF_WARNING = 0.05
 DIVERGENCE_LIMIT = 1.0e6
 
 
-@dataclass(frozen=True)
-class ParameterSpec:
-    """One FMU parameter: name, FMI type, start value, SI unit, description, choices."""
-
-    name: str
-    kind: str
-    start: float | int | str
-    unit: str | None
-    description: str
-    choices: tuple[str, ...] | None = None
-
-
-def _body_names(config: dict[str, Any]) -> list[str]:
-    return [b["name"] for b in config["bodies"]]
-
-
-def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[ParameterSpec]:
-    """The tunable parameters of a model with their defaults from the configuration.
-
-    Parameters
-    ----------
-    bodies
-        Hydrodynamic data, one per body, in the order of ``config["bodies"]``.
-    config
-        Resolved configuration (see :mod:`hydrofmu.config`).
-    """
-    w = config["wave"]
-    sim = config["simulation"]
-    rad = config["radiation"]
-    am = config["added_mass"]
-    p = [
-        ParameterSpec("wave.type", "String", w["type"], None,
-                      "Wave model: none, regular, irregular, input", WAVE_TYPES),
-        ParameterSpec("wave.height", "Real", float(w["height"]), "m",
-                      "Regular: wave height H; irregular: significant wave height Hs"),
-        ParameterSpec("wave.period", "Real", float(w["period"]), "s",
-                      "Regular: wave period T; irregular: peak period Tp"),
-        ParameterSpec("wave.direction", "Real", float(w["direction"]), "rad",
-                      "Direction the waves travel to (0 = +x)"),
-        ParameterSpec("wave.seed", "Integer", int(w["seed"]), None,
-                      "Seed of the irregular wave's random phases"),
-        ParameterSpec("wave.ramp_time", "Real", float(w["ramp_time"]), "s",
-                      "Duration of the half-cosine ramp of the excitation"),
-        ParameterSpec("wave.spectrum", "String", w["spectrum"], None,
-                      "Irregular wave spectrum: jonswap or pm", SPECTRA),
-        ParameterSpec("wave.gamma", "Real", float(w["gamma"]), "1",
-                      "JONSWAP peak enhancement factor"),
-        ParameterSpec("wave.n_components", "Integer", int(w["n_components"]), None,
-                      "Number of regular components of the irregular wave"),
-        ParameterSpec("excitation.preview_time", "Real",
-                      float(config["excitation"]["preview_time"]), "s",
-                      "wave.type = input: the elevation input is this far ahead of time"),
-        ParameterSpec("radiation.method", "String", rad["method"], None,
-                      "convolution (IRF memory) or constant (A, B at the wave frequency)",
-                      RADIATION_METHODS),
-        ParameterSpec("added_mass.method", "String", am["method"], None,
-                      "Added-mass treatment: implicit (left side; the default), split "
-                      "(WEC-Sim) or lagged (previous acceleration), for comparison",
-                      ADDED_MASS_METHODS),
-        ParameterSpec("added_mass.adj_mass_factor", "Real", float(am["adj_mass_factor"]),
-                      "1", "WEC-Sim split factor (only for added_mass.method = split)"),
-        ParameterSpec("time_scheme", "String", sim["time_scheme"], None,
-                      "Time integration scheme", tuple(sorted(SCHEMES))),
-        ParameterSpec("max_internal_step", "Real", float(sim["max_internal_step"]), "s",
-                      "Largest internal time step; also the radiation history spacing"),
-    ]
-    for b in config["bodies"]:
-        for i in range(6):
-            u = ("m", "rad")[i // 3]
-            p.append(ParameterSpec(f"{b['name']}.initial_pose[{i + 1}]", "Real",
-                                   float(b["initial_pose"][i]), u,
-                                   "Initial displacement from equilibrium"))
-        for i in range(6):
-            u = ("m/s", "rad/s")[i // 3]
-            p.append(ParameterSpec(f"{b['name']}.initial_velocity[{i + 1}]", "Real",
-                                   float(b["initial_velocity"][i]), u, "Initial velocity"))
-    return p
-
-
-def _choice(name: str, value: str, choices: tuple[str, ...]) -> str:
-    v = str(value).strip().lower()
-    if v not in choices:
-        hint = did_you_mean(v, choices)
-        raise ConfigError(
-            f"{name} = {value!r} is not valid{hint}; choose one of: {', '.join(choices)}",
-            value=value,
-        )
-    return v
-
-
-def _positive(name: str, value: float, *, allow_zero: bool = False) -> float:
-    v = float(value)
-    if not math.isfinite(v) or v < 0.0 or (v == 0.0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ConfigError(f"{name} must be a finite number {bound}, got {value!r}", value=value)
-    return v
-
-
 class Simulator:
     """Time-domain simulator of one or more bodies in waves.
 
@@ -195,7 +101,7 @@ class Simulator:
     ) -> None:
         self.bodies = list(bodies)
         self.config = config
-        self.names = _body_names(config)
+        self.names = body_names(config)
         if len(self.names) != len(self.bodies):
             raise ConfigError(
                 f"{len(self.names)} bodies configured but {len(self.bodies)} data sets given",
@@ -226,7 +132,7 @@ class Simulator:
     @staticmethod
     def input_names(bodies: list[HydroData], config: dict[str, Any]) -> list[str]:
         """Scalar input names: ``<body>.F_pto[1..6]`` per body, then ``wave.elevation_input``."""
-        names = [f"{b}.F_pto[{i + 1}]" for b in _body_names(config) for i in range(6)]
+        names = [f"{b}.F_pto[{i + 1}]" for b in body_names(config) for i in range(6)]
         return [*names, "wave.elevation_input"]
 
     @staticmethod
@@ -239,7 +145,7 @@ class Simulator:
     def output_names(bodies: list[HydroData], config: dict[str, Any]) -> list[str]:
         """Scalar output names: ``<body>.<quantity>[1..6]`` per body, then ``wave.elevation``."""
         names = [
-            f"{b}.{q}[{i + 1}]" for b in _body_names(config) for q in BODY_OUTPUTS
+            f"{b}.{q}[{i + 1}]" for b in body_names(config) for q in BODY_OUTPUTS
             for i in range(6)
         ]
         return [*names, "wave.elevation"]
@@ -285,15 +191,15 @@ class Simulator:
         nb = len(self.bodies)
         n = 6 * nb
         self.n = n
-        self.dt = _positive("max_internal_step", p["max_internal_step"])
+        self.dt = check_positive("max_internal_step", p["max_internal_step"])
         self.scheme = make_scheme(p["time_scheme"])
-        self.wave_type = _choice("wave.type", p["wave.type"], WAVE_TYPES)
-        self.radiation_method = _choice("radiation.method", p["radiation.method"],
+        self.wave_type = check_choice("wave.type", p["wave.type"], WAVE_TYPES)
+        self.radiation_method = check_choice("radiation.method", p["radiation.method"],
                                         RADIATION_METHODS)
-        self.added_mass_method = _choice("added_mass.method", p["added_mass.method"],
+        self.added_mass_method = check_choice("added_mass.method", p["added_mass.method"],
                                          ADDED_MASS_METHODS)
-        self.ramp_time = _positive("wave.ramp_time", p["wave.ramp_time"], allow_zero=True)
-        self.preview_time = _positive("excitation.preview_time", p["excitation.preview_time"],
+        self.ramp_time = check_positive("wave.ramp_time", p["wave.ramp_time"], allow_zero=True)
+        self.preview_time = check_positive("excitation.preview_time", p["excitation.preview_time"],
                                       allow_zero=True)
         direction = float(p["wave.direction"])
         if not math.isfinite(direction):
@@ -435,19 +341,19 @@ class Simulator:
         omega_max = c.get("omega_max")
         taper = float(c.get("taper", 0.0) or 0.0)
         if omega_max is not None:
-            omega_max = _positive(f"{section}.omega_max", omega_max)
+            omega_max = check_positive(f"{section}.omega_max", omega_max)
         if not 0.0 <= taper < 1.0:
             raise ConfigError(f"{section}.taper must be in [0, 1), got {taper!r}", value=taper)
         return {"omega_max": omega_max, "taper": taper}
 
     def _representative_omega(self) -> float:
-        period = _positive("wave.period", self.parameters["wave.period"])
+        period = check_positive("wave.period", self.parameters["wave.period"])
         return 2.0 * math.pi / period
 
     def _kernel_samples(self, duration: float | None) -> int:
         if duration is None:
             duration = 30.0
-        duration = _positive("radiation.irf_duration", duration)
+        duration = check_positive("radiation.irf_duration", duration)
         return round(duration / self.dt) + 1
 
     @staticmethod
@@ -463,8 +369,8 @@ class Simulator:
 
     def _build_wave_components(self) -> None:
         p = self.parameters
-        height = _positive("wave.height", p["wave.height"], allow_zero=True)
-        period = _positive("wave.period", p["wave.period"])
+        height = check_positive("wave.height", p["wave.height"], allow_zero=True)
+        period = check_positive("wave.period", p["wave.period"])
         if self.wave_type == "regular":
             wave = RegularWave(height=height, period=period, direction=self.direction)
             for hd in self.bodies:
@@ -475,13 +381,13 @@ class Simulator:
             wave = IrregularWave(
                 hs=height,
                 tp=period,
-                spectrum=_choice("wave.spectrum", p["wave.spectrum"], SPECTRA),
+                spectrum=check_choice("wave.spectrum", p["wave.spectrum"], SPECTRA),
                 gamma=float(p["wave.gamma"]),
                 direction=self.direction,
                 seed=int(p["wave.seed"]),
                 n_components=int(p["wave.n_components"]),
                 omega_range=(lo, hi),
-                discretization=_choice(
+                discretization=check_choice(
                     "wave.discretization", self.config["wave"]["discretization"],
                     DISCRETIZATIONS,
                 ),
@@ -513,7 +419,7 @@ class Simulator:
 
     def _build_input_excitation(self) -> None:
         duration = self.config["excitation"].get("irf_duration") or 30.0
-        duration = _positive("excitation.irf_duration", duration)
+        duration = check_positive("excitation.irf_duration", duration)
         preview = self.preview_time
         nk = math.floor((preview + duration) / self.dt) + 1
         tau = -preview + np.arange(nk) * self.dt
