@@ -209,6 +209,30 @@ def scenario_bad_parameter(req: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def scenario_diverge(req: dict[str, Any]) -> dict[str, Any]:
+    """An unstable scheme/step: the diverging step must be refused, not produce NaN."""
+    inst = Instance(req["fmu"])
+    inst.start(req["parameters"])
+    names = _outputs(inst.md)
+    statuses = []
+    last_good = inst.get(names)
+    for _ in range(req["max_steps"]):
+        status = inst.step(req["dt"])
+        statuses.append(status)
+        if status != 0:
+            break
+        last_good = inst.get(names)
+    after = inst.get(names)
+    messages = list(inst.messages)
+    inst.close()
+    return {
+        "statuses": statuses,
+        "messages": messages,
+        "outputs_finite": bool(np.all(np.isfinite(after))),
+        "outputs_kept": bool(np.array_equal(after, last_good)),
+    }
+
+
 def scenario_state(req: dict[str, Any]) -> dict[str, Any]:
     """Get/set and serialize/deserialize the FMU state; continuations must be identical."""
     h, n1, n2 = req["dt"], req["steps_before"], req["steps_after"]
@@ -343,6 +367,7 @@ def scenario_broken_model(req: dict[str, Any]) -> dict[str, Any]:
 
 
 SCENARIOS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "diverge": scenario_diverge,
     "simulate": scenario_simulate,
     "nan_input": scenario_nan_input,
     "bad_parameter": scenario_bad_parameter,

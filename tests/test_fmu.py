@@ -275,6 +275,20 @@ def test_bad_parameter_gives_error_status_and_message(
     assert r["outputs_finite"]
 
 
+def test_diverging_step_is_discarded_with_a_message(default_fmu: Path, tmp_path: Path) -> None:
+    """Explicit Euler with 2 s internal steps on the sphere's heave (w_n dt ~ 2.9) grows
+    ~3x per step: the step that crosses the divergence limit is refused (fmi2Discard)
+    with a message, and the outputs keep their last good, finite values."""
+    r = drive("diverge", {"fmu": str(default_fmu), "dt": 2.0, "max_steps": 200,
+                          "parameters": {"time_scheme": "euler", "max_internal_step": 2.0}},
+              tmp_path)
+    assert r["statuses"][-1] == FMI_DISCARD, r["statuses"]
+    assert all(s == FMI_OK for s in r["statuses"][:-1])
+    text = " ".join(m[2] for m in r["messages"])
+    assert "diverges" in text and "reduce max_internal_step" in text
+    assert r["outputs_finite"] and r["outputs_kept"]
+
+
 def test_unreadable_payload_fails_instantiation_cleanly(default_fmu: Path, tmp_path: Path) -> None:
     broken = tmp_path / "Broken.fmu"
     with zipfile.ZipFile(default_fmu) as zin, zipfile.ZipFile(broken, "w") as zout:
