@@ -185,3 +185,15 @@ def test_direction_in_degrees_is_recognised() -> None:
         default_config(wave={"direction": 90.0})
     _, cfg = default_config(wave={"direction": float(np.pi / 2)})
     assert cfg["wave"]["direction"] == pytest.approx(np.pi / 2)
+
+
+def test_readme_configuration_example_is_valid(config_dir: Path) -> None:
+    """The TOML block of the README resolves (with its data file beside it)."""
+    import re
+    import tomllib
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
+    bodies, cfg = resolve(tomllib.loads(block), config_dir)
+    assert cfg["bodies"][0]["free_dofs"] == [False, False, True, False, False, False]
+    assert cfg["wave"]["type"] == "regular"
