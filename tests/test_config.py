@@ -194,6 +194,6 @@ def test_readme_configuration_example_is_valid(config_dir: Path) -> None:
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```toml\n(.*?)```", readme, re.S).group(1)
-    bodies, cfg = resolve(tomllib.loads(block), config_dir)
+    _, cfg = resolve(tomllib.loads(block), config_dir)
     assert cfg["bodies"][0]["free_dofs"] == [False, False, True, False, False, False]
     assert cfg["wave"]["type"] == "regular"
