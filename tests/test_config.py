@@ -107,6 +107,11 @@ def test_default_body_round_trip_is_reported_and_small() -> None:
         ("initial_pose = [0, 0, 1, 0, 0, 0]", "initial_pose = [1, 0, 0, 0, 0, 0]",
          "non-zero for fixed DOFs"),
         ('name = "body"', 'name = "my body"', "must be an identifier"),
+        # Checked even though the wave of this case is regular.
+        ("ramp_time = 20.0", 'ramp_time = 20.0\nspectrum = "jonswop"',
+         "wave.spectrum = 'jonswop'.*did you mean 'jonswap'"),
+        ("ramp_time = 20.0", "ramp_time = 20.0\nn_components = 0",
+         "wave.n_components must be >= 1"),
     ],
 )
 def test_bad_configuration_messages(config_dir: Path, old: str, new: str, match: str) -> None:

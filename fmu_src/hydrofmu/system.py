@@ -194,6 +194,15 @@ class Simulator:
         self.dt = check_positive("max_internal_step", p["max_internal_step"])
         self.scheme = make_scheme(p["time_scheme"])
         self.wave_type = check_choice("wave.type", p["wave.type"], WAVE_TYPES)
+        # Checked whatever the wave type, so that a typo never waits for a later switch.
+        check_choice("wave.spectrum", p["wave.spectrum"], SPECTRA)
+        check_choice("wave.discretization", self.config["wave"]["discretization"],
+                     DISCRETIZATIONS)
+        if int(p["wave.n_components"]) < 1:
+            raise ConfigError(
+                f"wave.n_components must be >= 1, got {p['wave.n_components']!r}",
+                value=p["wave.n_components"],
+            )
         self.radiation_method = check_choice("radiation.method", p["radiation.method"],
                                         RADIATION_METHODS)
         self.added_mass_method = check_choice("added_mass.method", p["added_mass.method"],
