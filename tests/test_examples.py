@@ -82,3 +82,26 @@ def test_run_refuses_to_overwrite(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "exists; choose another path or pass --force" in proc.stderr
     assert csv.read_text(encoding="utf-8") == "mine"
+
+
+def test_build_and_info_commands(tmp_path: Path) -> None:
+    """`hydrofmu build` writes a valid FMU and prints the model report; `info` summarises
+    a BEM file; both refuse bad input with exit status 2 and a one-line message."""
+    from fmpy.validation import validate_fmu
+
+    fmu = tmp_path / "Case.fmu"
+    out = _run(["-m", "hydrofmu", "build", str(EXAMPLES / "sphere_bemio_regular.toml"),
+                "-o", str(fmu), "--name", "Case"], tmp_path)
+    assert "model: radiation: convolution" in out and "round trip" in out
+    assert validate_fmu(str(fmu)) == []
+    again = subprocess.run([sys.executable, "-m", "hydrofmu", "build",
+                            str(EXAMPLES / "sphere_bemio_regular.toml"), "-o", str(fmu)],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert again.returncode == 2 and "exists" in again.stderr
+    info = _run(["-m", "hydrofmu", "info",
+                 str(ROOT.parent / "shared" / "data" / "sphere_bemio.h5")], tmp_path)
+    assert "240 frequencies" in info and "A_inf diagonal (file)" in info
+    bad = subprocess.run([sys.executable, "-m", "hydrofmu", "info", str(tmp_path / "no.nc")],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert bad.returncode == 2 and bad.stderr.startswith("error:")
+    assert "Traceback" not in bad.stderr
