@@ -717,9 +717,7 @@ class Simulator:
         _, vn = self._full(self.y)
         total, parts, eta = self._forces(self.time, self.y, sn, vn)
         acc = np.zeros(self.n)
-        acc[self.free_idx] = scipy.linalg.cho_solve(
-            self._chol, total[self.free_idx], check_finite=False
-        )
+        acc[self.free_idx] = self._lhs_inv @ total[self.free_idx]
         # The added-mass force the model applies: -A q'' (implicit), with the lagged part
         # on the previous step's acceleration for split / lagged.
         f_am = -self.added_left @ acc - self.added_lagged @ self._acc_prev

@@ -70,15 +70,25 @@ class ConvolutionRadiation:
         ]
         # History stored transposed (one contiguous row per DOF).
         self.history = GridHistory(nk, n, transposed=True)
+        self._kernel_cache: dict[float, NDArray[np.float64]] = {}
         self._cache_version = -1
         self._g = (np.zeros(n), np.zeros(n))
 
     def kernel_at(self, tau: float) -> NDArray[np.float64]:
-        """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n)."""
-        x = tau / self.dt
-        i = min(int(x), self.nk)
-        a = x - i
-        return (1.0 - a) * self._k[i] + a * self._k[i + 1]
+        """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n).
+
+        The few stage offsets of a scheme recur every step: the results are cached.
+        """
+        k = self._kernel_cache.get(tau)
+        if k is None:
+            x = tau / self.dt
+            i = min(int(x), self.nk)
+            a = x - i
+            k = (1.0 - a) * self._k[i] + a * self._k[i + 1]
+            if len(self._kernel_cache) > 64:
+                self._kernel_cache.clear()
+            self._kernel_cache[tau] = k
+        return k
 
     def start(self, v0: NDArray[np.float64]) -> None:
         """Start from rest in the past and velocity ``v0`` at the first grid time."""
