@@ -51,6 +51,19 @@ class OptionalDependencyError(HydroFMUError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 
 
+def as_finite(value: Any, name: str) -> float:
+    """``float(value)``, or a :class:`ConfigError` naming ``name`` if not a finite number."""
+    import math
+
+    try:
+        out = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{name}={value!r} is not a number", value=value) from exc
+    if not math.isfinite(out):
+        raise ConfigError(f"{name}={value!r} must be finite", value=value)
+    return out
+
+
 def did_you_mean(value: object, choices: Iterable[str]) -> str:
     """``" (did you mean 'x'?)"`` for the closest of ``choices`` to ``value``, or ``""``."""
     import difflib

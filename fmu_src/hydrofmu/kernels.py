@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .errors import ConfigError, HydroDataError
+from .errors import ConfigError, HydroDataError, as_finite
 from .hydrodata.model import DOF_NAMES, HydroData
 
 __all__ = [
@@ -165,16 +165,6 @@ def fourier_integral_linear(
 # --------------------------------------------------------------------------------------
 
 
-def _as_float(value: Any, name: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{name}={value!r} is not a number", value=value) from exc
-    if not math.isfinite(out):
-        raise ConfigError(f"{name}={value!r} must be finite", value=value)
-    return out
-
-
 def _frequencies(omega: ArrayLike) -> NDArray[np.float64]:
     w = np.asarray(omega, dtype=float)
     if w.ndim != 1 or w.size < 2:
@@ -211,7 +201,7 @@ def _cut_frequency(w: NDArray[np.float64], omega_max: float | None) -> float:
     """The effective upper frequency: ``omega_max`` clipped to the data's last one."""
     if omega_max is None:
         return float(w[-1])
-    wc = _as_float(omega_max, "omega_max")
+    wc = as_finite(omega_max, "omega_max")
     if wc <= w[0]:
         raise ConfigError(
             f"omega_max={omega_max!r} rad/s is not above the data's first frequency "
@@ -222,7 +212,7 @@ def _cut_frequency(w: NDArray[np.float64], omega_max: float | None) -> float:
 
 
 def _check_taper(taper: float) -> float:
-    tp = _as_float(taper, "taper")
+    tp = as_finite(taper, "taper")
     if not 0.0 <= tp < 1.0:
         raise ConfigError(
             f"taper={taper!r} must be a fraction in [0, 1) of the frequency range "
@@ -398,13 +388,13 @@ class IrfTime:
 def _check_duration_args(
     dt: float, duration: float | None, threshold: float, max_duration: float
 ) -> tuple[float, float | None, float, float]:
-    dtv = _as_float(dt, "dt")
+    dtv = as_finite(dt, "dt")
     if dtv <= 0.0:
         raise ConfigError(f"dt={dt!r} s must be > 0", value=dt)
-    thr = _as_float(threshold, "threshold")
+    thr = as_finite(threshold, "threshold")
     if not 0.0 < thr < 1.0:
         raise ConfigError(f"threshold={threshold!r} must be in (0, 1)", value=threshold)
-    tmax = _as_float(max_duration, "max_duration")
+    tmax = as_finite(max_duration, "max_duration")
     if tmax < dtv:
         raise ConfigError(
             f"max_duration={max_duration!r} s must be at least dt={dtv:.6g} s",
@@ -412,7 +402,7 @@ def _check_duration_args(
         )
     dur = None
     if duration is not None:
-        dur = _as_float(duration, "duration")
+        dur = as_finite(duration, "duration")
         if dur < dtv:
             raise ConfigError(
                 f"duration={duration!r} s must be at least dt={dtv:.6g} s", value=duration
@@ -710,7 +700,7 @@ def cutoff_fraction(
         Cut-off fractions in [0, 1], shape (m,) (a 0-d array for a 1-D ``kx``).
     """
     tv = _time_grid(t, increasing=True)
-    p = _as_float(preview_time, "preview_time")
+    p = as_finite(preview_time, "preview_time")
     if p < 0.0:
         raise ConfigError(f"preview_time={preview_time!r} s must be >= 0", value=preview_time)
     k = np.abs(np.asarray(kx, dtype=float))
@@ -868,7 +858,7 @@ def irf_roundtrip_error(
         lo, hi = float(w[0]), ROUNDTRIP_BAND_FRACTION * wc
     else:
         try:
-            lo, hi = (_as_float(b, "band") for b in band)
+            lo, hi = (as_finite(b, "band") for b in band)
         except (TypeError, ValueError) as exc:
             raise ConfigError(
                 f"band={band!r} must be a pair (w_lo, w_hi) in rad/s", value=band

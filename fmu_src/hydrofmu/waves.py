@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import integrate
 
-from .errors import ConfigError
+from .errors import ConfigError, as_finite
 
 __all__ = [
     "DEFAULT_N_COMPONENTS",
@@ -64,18 +64,8 @@ _CHUNK_ELEMENTS = 2_000_000
 # --------------------------------------------------------------------------------------
 
 
-def _finite(value: Any, name: str) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{name}={value!r} is not a number", value=value) from exc
-    if not math.isfinite(out):
-        raise ConfigError(f"{name}={value!r} must be finite", value=value)
-    return out
-
-
 def _positive(value: Any, name: str, unit: str) -> float:
-    out = _finite(value, name)
+    out = as_finite(value, name)
     if out <= 0.0:
         raise ConfigError(f"{name}={value!r} {unit} must be > 0", value=value)
     return out
@@ -125,7 +115,7 @@ def ramp(t: ArrayLike, ramp_time: float) -> NDArray[np.float64]:
     numpy.ndarray
         Ramp factor in [0, 1], same shape as ``t`` (0-d for a scalar).
     """
-    tr = _finite(ramp_time, "ramp_time")
+    tr = as_finite(ramp_time, "ramp_time")
     if tr < 0.0:
         raise ConfigError(f"ramp_time={ramp_time!r} s must be >= 0", value=ramp_time)
     tv = np.asarray(t, dtype=float)
@@ -249,7 +239,7 @@ def jonswap_normalisation(gamma: float) -> float:
     float
         C(gamma) (1 for gamma = 1).
     """
-    g = _finite(gamma, "gamma")
+    g = as_finite(gamma, "gamma")
     if g < 1.0:
         raise ConfigError(f"gamma={gamma!r} must be >= 1 (1 gives Pierson-Moskowitz)", value=gamma)
 
@@ -288,7 +278,7 @@ def jonswap(
         S(omega), m^2 s/rad, same shape as ``omega``.
     """
     hsv, tpv = _check_sea(hs, tp)
-    c = jonswap_normalisation(_finite(gamma, "gamma"))
+    c = jonswap_normalisation(as_finite(gamma, "gamma"))
     wp = 2.0 * np.pi / tpv
     x = np.asarray(omega, dtype=float) / wp
     return c * hsv**2 / 16.0 / wp * _pm_shape(x) * _jonswap_peak(x, float(gamma))
@@ -309,8 +299,8 @@ def _elevation(
     k: NDArray[np.float64],
     direction: float,
 ) -> NDArray[np.float64]:
-    xv = _finite(x, "x")
-    yv = _finite(y, "y")
+    xv = as_finite(x, "x")
+    yv = as_finite(y, "y")
     tv = np.asarray(t, dtype=float)
     flat = tv.reshape(-1)
     shift = phase - k * (xv * math.cos(direction) + yv * math.sin(direction))
@@ -360,12 +350,12 @@ class RegularWave:
     _k: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        h = _finite(self.height, "height")
+        h = as_finite(self.height, "height")
         if h < 0.0:
             raise ConfigError(f"height={self.height!r} m must be >= 0", value=self.height)
         period = _positive(self.period, "period", "s")
-        direction = _finite(self.direction, "direction")
-        phase = _finite(self.phase, "phase")
+        direction = as_finite(self.direction, "direction")
+        phase = as_finite(self.phase, "phase")
         depth = _depth(self.water_depth)
         g = _positive(self.g, "g", "m/s^2")
         omega = np.array([2.0 * np.pi / period])
@@ -478,10 +468,10 @@ class IrregularWave:
         hs, tp = _check_sea(self.hs, self.tp)
         spectrum = _choice(self.spectrum, "spectrum", SPECTRA)
         discretization = _choice(self.discretization, "discretization", DISCRETIZATIONS)
-        gamma = _finite(self.gamma, "gamma")
+        gamma = as_finite(self.gamma, "gamma")
         if spectrum == "jonswap":
             jonswap_normalisation(gamma)  # validates gamma
-        direction = _finite(self.direction, "direction")
+        direction = as_finite(self.direction, "direction")
         try:
             seed = operator.index(self.seed)
             n = operator.index(self.n_components)
@@ -501,7 +491,7 @@ class IrregularWave:
             lo, hi = DEFAULT_RANGE_FACTORS[0] * wp, DEFAULT_RANGE_FACTORS[1] * wp
         else:
             try:
-                lo, hi = (_finite(v, "omega_range") for v in self.omega_range)
+                lo, hi = (as_finite(v, "omega_range") for v in self.omega_range)
             except (TypeError, ValueError) as exc:
                 raise ConfigError(
                     f"omega_range={self.omega_range!r} must be a pair (w_min, w_max) in rad/s",
