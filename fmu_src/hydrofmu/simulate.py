@@ -105,7 +105,7 @@ def summary(result: NDArray[Any], *, body: str = "body", last: float = 0.5) -> s
     for i, (lab, u) in enumerate(zip(labels, units, strict=True)):
         x = np.asarray(result[f"{body}.pose[{i + 1}]"])[keep]
         amp = 0.5 * (x.max() - x.min())
-        if amp > 0.0:
+        if amp > 1e-9:  # DOFs the wave does not excite stay at round-off level
             lines.append(f"  {lab:6s} amplitude (last {last:.0%}): {amp:.4g} {u}")
     eta = np.asarray(result["wave.elevation"])[keep]
     lines.append(f"  wave elevation amplitude: {0.5 * (eta.max() - eta.min()):.4g} m")
