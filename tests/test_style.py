@@ -18,3 +18,13 @@ def test_ruff_clean() -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"<!-- test-command -->\s*```sh\n(.*?)\n```", readme, re.S).group(1)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    runs = [line for line in ci if line and not line.startswith(("#", "set ", "cd "))]
+    assert runs == [command]
