@@ -394,7 +394,11 @@ def resolve(
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
     from .system import Simulator
 
-    Simulator(bodies, cfg)
+    sim = Simulator(bodies, cfg)
+    # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
+    # that callers print it without building the simulator again.
+    cfg["report"] = list(sim.report)
+    cfg["warnings"] = list(sim.warnings)
     if cfg["radiation"]["method"] == "convolution":
         notes.extend(_roundtrip_note(hd, cfg) for hd in bodies)
     return bodies, cfg

@@ -587,6 +587,11 @@ class Simulator:
             total += f_exc
         if self.viscous.active:
             total += self.viscous.force(v)
+        return self._add_inputs_and_lag(total)
+
+    def _add_inputs_and_lag(self, total: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Add the PTO inputs and, for split/lagged added mass, the lagged added-mass force
+        to a sum of the state-dependent forces (in place); returns it."""
         total += self.u[: self.n]
         if self.lagged:
             total -= self.added_lagged @ self._acc_prev
@@ -604,10 +609,7 @@ class Simulator:
         if f_exc is None:
             f_exc = np.zeros(self.n)
         f_visc = self.viscous.force(v)
-        f_pto = self.u[: self.n]
-        total = f_hs + f_rad + f_exc + f_visc + f_pto
-        if self.lagged:
-            total = total - self.added_lagged @ self._acc_prev
+        total = self._add_inputs_and_lag(f_hs + f_rad + f_exc + f_visc)
         parts = {"F_hydrostatic": f_hs, "F_radiation": f_rad, "F_excitation": f_exc,
                  "F_viscous": f_visc, "pose": q, "velocity": v}
         return total, parts, self._elevation(t, s)
@@ -618,14 +620,10 @@ class Simulator:
         nf = self.nf
         free = self.free_idx
         inv = self._lhs_inv
-        n = self.n
         dy = np.empty(2 * nf)
 
         def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            q = np.zeros(n)
-            v = np.zeros(n)
-            q[free] = y[:nf]
-            v[free] = y[nf:]
+            q, v = self._full(y)
             total = self._total_force(t, q, v, sn_base, vn)
             out = dy.copy()
             out[:nf] = y[nf:]
@@ -695,8 +693,8 @@ class Simulator:
 
     def _acceleration(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
         """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""
-        _, vn = self._full(y)
-        total, _, _ = self._forces(t, y, t - self.grid_time, vn)
+        q, v = self._full(y)
+        total = self._total_force(t, q, v, t - self.grid_time, v)
         acc = np.zeros(self.n)
         acc[self.free_idx] = self._lhs_inv @ total[self.free_idx]
         return acc
