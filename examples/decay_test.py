@@ -25,7 +25,7 @@ from hydrofmu.simulate import simulate, write_csv
 HERE = Path(__file__).resolve().parent
 CASES = {
     "default_sphere": {"name": "body", "hydro": "builtin:sphere"},
-    "bemio_sphere": {"name": "body", "hydro": "../../shared/data/sphere_bemio.h5",
+    "bemio_sphere": {"name": "body", "hydro": "data/sphere_bemio.h5",
                      "mass": 261.8e3, "inertia": [2.0e7, 2.0e7, 3.0e7]},
 }
 

@@ -14,8 +14,9 @@ from numpy.typing import NDArray
 from hydrofmu.config import resolve
 from hydrofmu.hydrodata.model import HydroData
 from hydrofmu.system import Simulator
+from paths import DATA_DIR
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = DATA_DIR
 BEMIO_SPHERE = SHARED / "sphere_bemio.h5"
 
 

@@ -20,10 +20,10 @@ from hydrofmu.hydrodata.checks import (
 
 
 @pytest.fixture(scope="module")
-def raw_sphere(shared_data: Path) -> HydroData:
+def raw_sphere(data_dir: Path) -> HydroData:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", HydroDataWarning)
-        return read_bemio(shared_data / "sphere_bemio.h5")
+        return read_bemio(data_dir / "sphere_bemio.h5")
 
 
 @pytest.fixture(scope="module")

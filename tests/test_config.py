@@ -10,8 +10,9 @@ import pytest
 
 from hydrofmu.config import default_config, load_config, resolve
 from hydrofmu.errors import ConfigError
+from paths import BEMIO_SPHERE
 
-SPHERE_H5 = Path(__file__).resolve().parents[2] / "shared" / "data" / "sphere_bemio.h5"
+SPHERE_H5 = BEMIO_SPHERE
 
 GOOD = f"""
 [simulation]

@@ -24,10 +24,10 @@ OMEGAS = np.linspace(0.2, 2.0, 10)
 
 
 @pytest.fixture(scope="module")
-def pair(shared_data):
+def pair(data_dir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return read_hydro(builtin_path("sphere")), read_hydro(shared_data / SHARED_SPHERE)
+        return read_hydro(builtin_path("sphere")), read_hydro(data_dir / SHARED_SPHERE)
 
 
 def test_heave_radiation_coefficients_agree(pair) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from paths import BEMIO_SPHERE
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
@@ -100,7 +102,7 @@ def test_build_and_info_commands(tmp_path: Path) -> None:
                            capture_output=True, text=True, cwd=tmp_path, timeout=600)
     assert again.returncode == 2 and "exists" in again.stderr
     info = _run(["-m", "hydrofmu", "info",
-                 str(ROOT.parent / "shared" / "data" / "sphere_bemio.h5")], tmp_path)
+                 str(BEMIO_SPHERE)], tmp_path)
     assert "240 frequencies" in info and "A_inf diagonal (file)" in info
     bad = subprocess.run([sys.executable, "-m", "hydrofmu", "info", str(tmp_path / "no.nc")],
                          capture_output=True, text=True, cwd=tmp_path, timeout=600)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +11,9 @@ from scipy import integrate
 from hydrofmu import kernels
 from hydrofmu.errors import ConfigError, HydroDataError
 from hydrofmu.hydrodata.model import HydroData
+from paths import BEMIO_SPHERE
 
-SPHERE = Path(__file__).resolve().parents[2] / "shared" / "data" / "sphere_bemio.h5"
+SPHERE = BEMIO_SPHERE
 RHO, G = 1000.0, 9.81
 SURGE, HEAVE, PITCH, YAW = 0, 2, 4, 5
 

@@ -1,4 +1,4 @@
-"""Readers: dimensional values, conventions and bad input, on real files of shared/data.
+"""Readers: dimensional values, conventions and bad input, on real files of examples/data.
 
 Raw values are read here independently (h5py, netCDF4), never through the reader, so a
 wrong transpose, scale or sign in the reader shows up as a mismatch.
@@ -21,7 +21,7 @@ from hydrofmu.hydrodata import HydroData, read_bemio, read_capytaine, read_hydro
 from hydrofmu.hydrodata.checks import HydroDataWarning
 from hydrofmu.hydrodata.readers import UnsupportedFormatError
 
-SPHERE_RADIUS = 5.0  # m, shared/data/README.md
+SPHERE_RADIUS = 5.0  # m, examples/data/README.md
 CPT_DOFS = ["Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw"]
 
 # Exact arithmetic checks (file value x rho x omega etc.) allow only float round-off of a
@@ -42,18 +42,18 @@ def _quiet_read(path: Path, body: str | None = None) -> HydroData:
 
 
 @pytest.fixture(scope="module")
-def sphere(shared_data: Path) -> HydroData:
-    return _quiet_read(shared_data / "sphere_bemio.h5")
+def sphere(data_dir: Path) -> HydroData:
+    return _quiet_read(data_dir / "sphere_bemio.h5")
 
 
 @pytest.fixture(scope="module")
-def cylinder(shared_data: Path) -> HydroData:
-    return _quiet_read(shared_data / "cylinder_capytaine.nc")
+def cylinder(data_dir: Path) -> HydroData:
+    return _quiet_read(data_dir / "cylinder_capytaine.nc")
 
 
 @pytest.fixture(scope="module")
-def sphere_raw(shared_data: Path) -> dict[str, np.ndarray]:
-    with h5py.File(shared_data / "sphere_bemio.h5", "r") as f:
+def sphere_raw(data_dir: Path) -> dict[str, np.ndarray]:
+    with h5py.File(data_dir / "sphere_bemio.h5", "r") as f:
         hc = f["body1/hydro_coeffs"]
         return {
             "w": f["simulation_parameters/w"][()].ravel(),
@@ -135,8 +135,8 @@ def test_bemio_sphere_excitation_kept_in_plus_convention(sphere: HydroData,
     assert abs(np.angle(x33)) < 0.01
 
 
-def test_bemio_body_selection(shared_data: Path) -> None:
-    path = shared_data / "sphere_bemio.h5"
+def test_bemio_body_selection(data_dir: Path) -> None:
+    path = data_dir / "sphere_bemio.h5"
     by_name = _quiet_read(path, "sphere")
     by_group = _quiet_read(path, "body1")
     np.testing.assert_array_equal(by_name.added_mass, by_group.added_mass)
@@ -144,10 +144,10 @@ def test_bemio_body_selection(shared_data: Path) -> None:
         read_bemio(path, body="hull")
 
 
-def test_bemio_extrapolated_ainf_error(shared_data: Path, tmp_path: Path) -> None:
+def test_bemio_extrapolated_ainf_error(data_dir: Path, tmp_path: Path) -> None:
     """The Ogilvie estimate against the A_inf the WAMIT sphere states: +0.57 %."""
     copy = tmp_path / "sphere_no_ainf.h5"
-    shutil.copyfile(shared_data / "sphere_bemio.h5", copy)
+    shutil.copyfile(data_dir / "sphere_bemio.h5", copy)
     with h5py.File(copy, "r+") as f:
         truth = f["body1/hydro_coeffs/added_mass/inf_freq"][()] * 1000.0
         del f["body1/hydro_coeffs/added_mass/inf_freq"]
@@ -167,13 +167,13 @@ def test_bemio_extrapolated_ainf_error(shared_data: Path, tmp_path: Path) -> Non
     assert np.max(np.abs(last)) > 2.0 * np.max(np.abs(err))
 
 
-def _two_body_bemio(shared_data: Path, path: Path) -> None:
+def _two_body_bemio(data_dir: Path, path: Path) -> None:
     """A BEMIO file with bodies 'float' and 'plate' built from the sphere's data.
 
     The plate's coefficients are the sphere's times 2, the coupling columns times 0.1, so
     that reading the wrong block gives wrong numbers.
     """
-    with h5py.File(shared_data / "sphere_bemio.h5", "r") as src, h5py.File(path, "w") as dst:
+    with h5py.File(data_dir / "sphere_bemio.h5", "r") as src, h5py.File(path, "w") as dst:
         src.copy("simulation_parameters", dst)
         src.copy("bem_data", dst)
         for k, (name, factor) in enumerate((("float", 1.0), ("plate", 2.0))):
@@ -196,9 +196,9 @@ def _two_body_bemio(shared_data: Path, path: Path) -> None:
                 hc[key] = src["body1/hydro_coeffs/" + key][()] * factor
 
 
-def test_bemio_multibody(shared_data: Path, tmp_path: Path, sphere: HydroData) -> None:
+def test_bemio_multibody(data_dir: Path, tmp_path: Path, sphere: HydroData) -> None:
     path = tmp_path / "two.h5"
-    _two_body_bemio(shared_data, path)
+    _two_body_bemio(data_dir, path)
     with pytest.raises(HydroDataError, match=r"2 bodies \('float' \(body1\), 'plate' "
                                              r"\(body2\)\); choose one"):
         read_bemio(path)
@@ -213,9 +213,9 @@ def test_bemio_multibody(shared_data: Path, tmp_path: Path, sphere: HydroData) -
     assert any("coupling with the other bodies is dropped" in n for n in plate.notes)
 
 
-def test_bemio_missing_dataset(shared_data: Path, tmp_path: Path) -> None:
+def test_bemio_missing_dataset(data_dir: Path, tmp_path: Path) -> None:
     copy = tmp_path / "no_k.h5"
-    shutil.copyfile(shared_data / "sphere_bemio.h5", copy)
+    shutil.copyfile(data_dir / "sphere_bemio.h5", copy)
     with h5py.File(copy, "r+") as f:
         del f["body1/hydro_coeffs/linear_restoring_stiffness"]
     with pytest.raises(HydroDataError, match=r"'/body1/hydro_coeffs/linear_restoring_stiffness'"
@@ -223,9 +223,9 @@ def test_bemio_missing_dataset(shared_data: Path, tmp_path: Path) -> None:
         read_bemio(copy)
 
 
-def test_bemio_wrong_shape(shared_data: Path, tmp_path: Path) -> None:
+def test_bemio_wrong_shape(data_dir: Path, tmp_path: Path) -> None:
     copy = tmp_path / "short_b.h5"
-    shutil.copyfile(shared_data / "sphere_bemio.h5", copy)
+    shutil.copyfile(data_dir / "sphere_bemio.h5", copy)
     with h5py.File(copy, "r+") as f:
         b = f["body1/hydro_coeffs/radiation_damping/all"][()]
         del f["body1/hydro_coeffs/radiation_damping/all"]
@@ -235,10 +235,10 @@ def test_bemio_wrong_shape(shared_data: Path, tmp_path: Path) -> None:
         read_bemio(copy)
 
 
-def test_bemio_infinite_depth_text(shared_data: Path, tmp_path: Path) -> None:
+def test_bemio_infinite_depth_text(data_dir: Path, tmp_path: Path) -> None:
     """BEMIO writes the text 'infinite' for deep water (writeBEMIOH5.m)."""
     copy = tmp_path / "deep.h5"
-    shutil.copyfile(shared_data / "sphere_bemio.h5", copy)
+    shutil.copyfile(data_dir / "sphere_bemio.h5", copy)
     with h5py.File(copy, "r+") as f:
         del f["simulation_parameters/water_depth"]
         f["simulation_parameters/water_depth"] = np.bytes_("infinite")
@@ -267,9 +267,9 @@ def test_garbage_hdf5(tmp_path: Path) -> None:
         read_hydro(_garbage(tmp_path / "garbage.h5"))
 
 
-def test_wamit_out_not_yet(shared_data: Path) -> None:
+def test_wamit_out_not_yet(data_dir: Path) -> None:
     with pytest.raises(UnsupportedFormatError, match=r"WAMIT.*multibody work") as info:
-        read_hydro(shared_data / "rm3_wamit.out")
+        read_hydro(data_dir / "rm3_wamit.out")
     assert isinstance(info.value, NotImplementedError)
     assert isinstance(info.value, HydroDataError)
 
@@ -282,8 +282,8 @@ def test_unknown_suffix(tmp_path: Path) -> None:
 # ------------------------------------------------------------------- Capytaine 2.3.1 file
 
 @pytest.fixture(scope="module")
-def cylinder_raw(shared_data: Path) -> dict[str, np.ndarray]:
-    with netCDF4.Dataset(shared_data / "cylinder_capytaine.nc") as d:
+def cylinder_raw(data_dir: Path) -> dict[str, np.ndarray]:
+    with netCDF4.Dataset(data_dir / "cylinder_capytaine.nc") as d:
         assert d["added_mass"].dimensions == ("omega", "radiating_dof", "influenced_dof")
         assert d["excitation_force"].dimensions == ("complex", "omega", "wave_direction",
                                                     "influenced_dof")
@@ -298,7 +298,7 @@ def cylinder_raw(shared_data: Path) -> dict[str, np.ndarray]:
         }
 
 
-def test_capytaine_cylinder_values(shared_data: Path, cylinder: HydroData,
+def test_capytaine_cylinder_values(data_dir: Path, cylinder: HydroData,
                                    cylinder_raw: dict) -> None:
     assert cylinder_raw["omega"].size == 525
     # The file's first frequency (0.04 rad/s) failed in Capytaine: NaN. It is dropped.
@@ -322,7 +322,7 @@ def test_capytaine_cylinder_values(shared_data: Path, cylinder: HydroData,
     assert np.isnan(cylinder.center_of_gravity).all()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        read_capytaine(shared_data / "cylinder_capytaine.nc")
+        read_capytaine(data_dir / "cylinder_capytaine.nc")
     assert any(issubclass(w.category, HydroDataWarning)
                and "dropped: [0.04] rad/s" in str(w.message) for w in caught)
 
@@ -342,26 +342,26 @@ def test_capytaine_heave_excitation_long_wave_limit(cylinder: HydroData) -> None
     assert abs(np.angle(x33)) < 0.01
 
 
-def test_capytaine_missing_stiffness(shared_data: Path, tmp_path: Path) -> None:
+def test_capytaine_missing_stiffness(data_dir: Path, tmp_path: Path) -> None:
     path = tmp_path / "no_k.nc"
-    with xr.open_dataset(shared_data / "cylinder_capytaine.nc", engine="netcdf4") as ds:
+    with xr.open_dataset(data_dir / "cylinder_capytaine.nc", engine="netcdf4") as ds:
         ds.drop_vars("hydrostatic_stiffness").to_netcdf(path, engine="netcdf4")
     with pytest.raises(HydroDataError, match=r"'hydrostatic_stiffness' is missing.*"
                                              r"compute_hydrostatics\(\)"):
         read_capytaine(path)
 
 
-def test_capytaine_missing_dof(shared_data: Path, tmp_path: Path) -> None:
+def test_capytaine_missing_dof(data_dir: Path, tmp_path: Path) -> None:
     path = tmp_path / "five_dofs.nc"
-    with xr.open_dataset(shared_data / "cylinder_capytaine.nc", engine="netcdf4") as ds:
+    with xr.open_dataset(data_dir / "cylinder_capytaine.nc", engine="netcdf4") as ds:
         ds.isel(radiating_dof=slice(0, 5)).to_netcdf(path, engine="netcdf4")
     with pytest.raises(HydroDataError, match=r"lacks the DOF\(s\) \['yaw'\]"):
         read_capytaine(path)
 
 
-def test_capytaine_unknown_body(shared_data: Path) -> None:
+def test_capytaine_unknown_body(data_dir: Path) -> None:
     with pytest.raises(HydroDataError, match=r"no body 'hull'.*available: 'floating_cylinder'"):
-        read_capytaine(shared_data / "cylinder_capytaine.nc", body="hull")
+        read_capytaine(data_dir / "cylinder_capytaine.nc", body="hull")
 
 
 # --------------------------------------------------------- Capytaine 3.0 layout (synthetic)

@@ -25,13 +25,13 @@ def _read(path: Path) -> HydroData:
 
 
 @pytest.fixture(scope="module")
-def cylinder(shared_data: Path) -> HydroData:
-    return _read(shared_data / "cylinder_capytaine.nc")
+def cylinder(data_dir: Path) -> HydroData:
+    return _read(data_dir / "cylinder_capytaine.nc")
 
 
 @pytest.fixture(scope="module")
-def sphere(shared_data: Path) -> HydroData:
-    return _read(shared_data / "sphere_bemio.h5")
+def sphere(data_dir: Path) -> HydroData:
+    return _read(data_dir / "sphere_bemio.h5")
 
 
 def assert_identical(a: HydroData, b: HydroData) -> None:
