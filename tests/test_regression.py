@@ -7,9 +7,9 @@ Norm: for every case and every output quantity (a body's 6 components of one qua
 quantity (``F_*``) is the largest force output of the case (a reaction on a fixed DOF
 that is physically zero, e.g. sway of a sphere in head seas, is round-off of sums of
 forces of that size); of any other quantity its own ``max_t,i |recorded|``; a quantity
-recorded as exactly zero must stay exactly zero. 1e-12: the reshaped code sums the same forces in another order and
-factorises the same matrix by another library call, which changes round-off (1e-16
-relative per operation) but not the computation; 1e-12 leaves room for its growth over
+recorded as exactly zero must stay exactly zero. 1e-12: the reshaped code sums the same
+forces in another order and factorises the same matrix by another library call, which
+changes round-off (1e-16 relative per operation) but not the computation; 1e-12 leaves room for its growth over
 the ~1000 internal steps of a case, and any real change of the model (a force term, a
 kernel sample, a step rule) moves the outputs by far more.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from regression.cases import CASES, RECORD, output_names, run_case
 
 REL = 1e-12

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .errors import ConfigError
+from .errors import ConfigError, HydroDataError
 from .forces.catalog import BODY_CHANNELS, configured_parts
 from .hydrodata.model import HydroData
 from .parameters import body_names
@@ -127,3 +127,75 @@ def added_mass_split(added: NDArray[np.float64], method: str,
         blk[3:, 3:] = rot + np.tril(rot, -1).T
         left[6 * k : 6 * k + 6, 6 * k : 6 * k + 6] = blk
     return left
+
+
+def reduced_inverse(
+    lhs: NDArray[np.float64], basis: NDArray[np.float64], method: str
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(L_r^-1, L_r^-1 T^T)`` of the reduced left side ``L_r = T^T L T``.
+
+    The (constant, SPD, at most 6N x 6N) matrix is factorised by Cholesky once (numpy);
+    ``L_r^-1 T^T`` maps the force sum to ``q_r''`` in one small mat-vec.
+
+    Raises
+    ------
+    HydroDataError
+        ``L_r`` is not positive definite (names the smallest eigenvalue).
+    """
+    lr = basis.T @ lhs @ basis
+    try:
+        chol = np.linalg.cholesky(lr)
+    except np.linalg.LinAlgError as exc:
+        eig = np.linalg.eigvalsh(0.5 * (lr + lr.T))
+        raise HydroDataError(
+            f"the left-side mass matrix ({method} added mass) on the free DOFs is not "
+            f"positive definite (smallest eigenvalue {eig[0]:.6g}): check the mass, "
+            "inertia and added-mass data",
+            value=float(eig[0]),
+        ) from exc
+    l_inv = np.linalg.solve(chol, np.eye(lr.shape[0]))
+    inv = l_inv.T @ l_inv
+    return inv, inv @ basis.T
+
+
+class ModelInterface:
+    """The FMU interface of a model from its configuration alone (static methods that the
+    FMI face calls before any simulator exists)."""
+
+    @staticmethod
+    def input_names(bodies: list[HydroData], config: dict[str, Any],
+                    parts: Sequence[PartSpec] = ()) -> list[str]:
+        """Scalar input names, in the order of the parts that declare them."""
+        return [p.name for p in output_table(bodies, config, parts).inputs]
+
+    @staticmethod
+    def input_units(bodies: list[HydroData], config: dict[str, Any],
+                    parts: Sequence[PartSpec] = ()) -> list[str]:
+        """SI units of :meth:`input_names`."""
+        return [p.unit for p in output_table(bodies, config, parts).inputs]
+
+    @staticmethod
+    def output_names(bodies: list[HydroData], config: dict[str, Any],
+                     parts: Sequence[PartSpec] = ()) -> list[str]:
+        """Scalar output names: ``<body>.<quantity>[1..6]`` per body, then the parts'."""
+        return [p.name for p in output_table(bodies, config, parts).outputs]
+
+    @staticmethod
+    def output_units(bodies: list[HydroData], config: dict[str, Any],
+                     parts: Sequence[PartSpec] = ()) -> list[str]:
+        """SI units of :meth:`output_names`."""
+        return [p.unit for p in output_table(bodies, config, parts).outputs]
+
+    @staticmethod
+    def output_dependencies(
+        bodies: list[HydroData], config: dict[str, Any], parts: Sequence[PartSpec] = ()
+    ) -> dict[str, list[str]]:
+        """Inputs each output depends on directly (within the same communication point).
+
+        Accelerations, the added-mass and constraint forces come from the same solve of
+        ``(M + A) q'' = F`` in which every input appears; a part's force channel and
+        outputs depend on the inputs of the parts that declare feedthrough; pose, velocity
+        and the other forces are functions of the state.
+        """
+        return {p.name: list(p.feedthrough)
+                for p in output_table(bodies, config, parts).outputs}

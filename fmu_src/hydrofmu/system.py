@@ -27,15 +27,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .constraints import Constraints
-from .errors import ConfigError, HydroDataError, InputError, IntegrationError
-from .forces.catalog import BODY_CHANNELS, configured_parts
+from .errors import ConfigError, InputError, IntegrationError
+from .forces.catalog import BODY_CHANNELS
 from .hydrodata.model import HydroData
 from .layout import (
+    ModelInterface,
     PartSpec,
     added_mass_split,
     body_outputs,
     output_table,
     part_specs,
+    reduced_inverse,
 )
 from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
@@ -47,7 +49,7 @@ DIVERGENCE_LIMIT = 1.0e6
 __all__ = ["BODY_CHANNELS", "DIVERGENCE_LIMIT", "Simulator"]
 
 
-class Simulator:
+class Simulator(ModelInterface):
     """Time-domain simulator of one or more bodies in waves.
 
     Parameters
@@ -94,45 +96,6 @@ class Simulator:
     ) -> Simulator:
         """Build from the data stored in an FMU (same arguments as the constructor)."""
         return cls(bodies, config, parameters)
-
-    # ------------------------------------------------------------------ interface
-    @staticmethod
-    def input_names(bodies: list[HydroData], config: dict[str, Any],
-                    parts: Sequence[PartSpec] = ()) -> list[str]:
-        """Scalar input names, in the order of the parts that declare them."""
-        return [p.name for p in output_table(bodies, config, parts).inputs]
-
-    @staticmethod
-    def input_units(bodies: list[HydroData], config: dict[str, Any],
-                    parts: Sequence[PartSpec] = ()) -> list[str]:
-        """SI units of :meth:`input_names`."""
-        return [p.unit for p in output_table(bodies, config, parts).inputs]
-
-    @staticmethod
-    def output_names(bodies: list[HydroData], config: dict[str, Any],
-                     parts: Sequence[PartSpec] = ()) -> list[str]:
-        """Scalar output names: ``<body>.<quantity>[1..6]`` per body, then the parts'."""
-        return [p.name for p in output_table(bodies, config, parts).outputs]
-
-    @staticmethod
-    def output_units(bodies: list[HydroData], config: dict[str, Any],
-                     parts: Sequence[PartSpec] = ()) -> list[str]:
-        """SI units of :meth:`output_names`."""
-        return [p.unit for p in output_table(bodies, config, parts).outputs]
-
-    @staticmethod
-    def output_dependencies(
-        bodies: list[HydroData], config: dict[str, Any], parts: Sequence[PartSpec] = ()
-    ) -> dict[str, list[str]]:
-        """Inputs each output depends on directly (within the same communication point).
-
-        Accelerations, the added-mass and constraint forces come from the same solve of
-        ``(M + A) q'' = F`` in which every input appears; a part's force channel and
-        outputs depend on the inputs of the parts that declare feedthrough; pose, velocity
-        and the other forces are functions of the state.
-        """
-        return {p.name: list(p.feedthrough)
-                for p in output_table(bodies, config, parts).outputs}
 
     def part(self, kind: str) -> Part:
         """The first part of registry name ``kind`` (for inspection and tests)."""
@@ -205,23 +168,8 @@ class Simulator:
         self.added_lagged = added - left
         self.lagged = bool(np.any(self.added_lagged))
         self.lhs = mass + extra_mass + left
-        t = self.constraints.basis
-        lr = t.T @ self.lhs @ t
-        try:
-            chol = np.linalg.cholesky(lr)
-        except np.linalg.LinAlgError as exc:
-            eig = np.linalg.eigvalsh(0.5 * (lr + lr.T))
-            raise HydroDataError(
-                f"the left-side mass matrix ({self.added_mass_method} added mass) on the "
-                f"free DOFs is not positive definite (smallest eigenvalue "
-                f"{eig[0]:.6g}): check the mass, inertia and added-mass data",
-                value=float(eig[0]),
-            ) from exc
-        # The inverse of the (constant, SPD, at most 6N x 6N) reduced left side from its
-        # Cholesky factor, times T^T: one small mat-vec maps the force sum to q_r''.
-        l_inv = np.linalg.solve(chol, np.eye(self.nr))
-        self._lhs_inv = l_inv.T @ l_inv
-        self._acc_map = self._lhs_inv @ t.T
+        self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
+                                                       self.added_mass_method)
 
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))

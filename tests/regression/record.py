@@ -9,7 +9,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from regression.cases import CASES, RECORD, output_names, run_case  # noqa: E402
+from regression.cases import CASES, RECORD, output_names, run_case
 
 
 def main() -> None:

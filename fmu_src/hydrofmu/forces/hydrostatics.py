@@ -92,9 +92,10 @@ class HydrostaticsPart(Part):
             offset[sl] = np.asarray(bc["hydrostatic_offset"], dtype=float)
         self.model = Hydrostatics(stiffness, offset)
         self.stiffness = self.model.stiffness
+        self.offset = self.model.offset
 
     def force(self, ctx: Context) -> NDArray[np.float64]:
         return self.model.force(ctx.q)
 
-    def linear_matrices(self):  # noqa: ANN201 - see Part
+    def linear_matrices(self):
         return self.model.stiffness, np.zeros_like(self.model.stiffness), self.model.offset

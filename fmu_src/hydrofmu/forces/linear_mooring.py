@@ -110,5 +110,5 @@ class LinearMooring(Part):
     def force(self, ctx: Context) -> NDArray[np.float64]:
         return self.pretension - self.stiffness @ ctx.q - self.damping @ ctx.v
 
-    def linear_matrices(self):  # noqa: ANN201 - see Part
+    def linear_matrices(self):
         return self.stiffness, self.damping, self.pretension

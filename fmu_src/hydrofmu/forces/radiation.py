@@ -262,7 +262,7 @@ class RadiationPart(Part):
     def force(self, ctx: Context) -> NDArray[np.float64]:
         return self.model.force(ctx.s, ctx.sn, ctx.v, ctx.vn)
 
-    def linear_matrices(self):  # noqa: ANN201 - see Part
+    def linear_matrices(self):
         if isinstance(self.model, ConstantRadiation):
             d = self.model.damping
             return np.zeros_like(d), d, np.zeros(self.n)

@@ -54,7 +54,7 @@ class ViscousPart(Part):
             return None
         return self.model.force(ctx.v)
 
-    def linear_matrices(self):  # noqa: ANN201 - see Part
+    def linear_matrices(self):
         if np.any(self.model.quadratic):
             return None
         return np.zeros_like(self.linear), self.linear, np.zeros(self.n)
