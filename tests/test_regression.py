@@ -2,16 +2,16 @@
 into parts (``tests/regression/recorded.npz``, written by ``tests/regression/record.py``)
 are reproduced.
 
-Norm: for every case and every output quantity (a body's 6 components of one quantity, or
-``wave.elevation``), ``max_t,i |new - recorded| <= 1e-12 * scale``: the scale of a force
-quantity (``F_*``) is the largest force output of the case (a reaction on a fixed DOF
-that is physically zero, e.g. sway of a sphere in head seas, is round-off of sums of
+Norm: for every case and every output quantity (a body's 6 components of one quantity,
+or ``wave.elevation``), ``max_t,i |new - recorded| <= 1e-12 * scale``: the scale of a
+force quantity (``F_*``) is the largest force output of the case (a reaction on a fixed
+DOF that is physically zero, e.g. sway of a sphere in head seas, is round-off of sums of
 forces of that size); of any other quantity its own ``max_t,i |recorded|``; a quantity
-recorded as exactly zero must stay exactly zero. 1e-12: the reshaped code sums the same
-forces in another order and factorises the same matrix by another library call, which
-changes round-off (1e-16 relative per operation) but not the computation; 1e-12 leaves room for its growth over
-the ~1000 internal steps of a case, and any real change of the model (a force term, a
-kernel sample, a step rule) moves the outputs by far more.
+recorded as exactly zero must stay exactly zero. Why 1e-12: the reshaped code sums the
+same forces in another order and factorises the same matrix by another library call,
+which changes round-off (1e-16 relative per operation) but not the computation; 1e-12
+leaves room for its growth over the ~1000 internal steps of a case, and any real change
+of the model (a force term, a kernel sample, a step rule) moves the outputs far more.
 """
 
 from __future__ import annotations

@@ -28,7 +28,6 @@ from numpy.typing import NDArray
 
 from .constraints import Constraints
 from .errors import ConfigError, InputError, IntegrationError
-from .forces.catalog import BODY_CHANNELS
 from .hydrodata.model import HydroData
 from .layout import (
     ModelInterface,
@@ -45,8 +44,6 @@ from .timeschemes import make_scheme
 
 #: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
 DIVERGENCE_LIMIT = 1.0e6
-
-__all__ = ["BODY_CHANNELS", "DIVERGENCE_LIMIT", "Simulator"]
 
 
 class Simulator(ModelInterface):
@@ -130,8 +127,7 @@ class Simulator(ModelInterface):
         self.free = self.constraints.free
         self.nr = self.constraints.nr
         self.mass = mass
-        self.q0 = q0
-        self.v0 = v0
+        self.q0, self.v0 = q0, v0
 
         # The parts, their inputs and states.
         self.parts: list[Part] = []
@@ -148,7 +144,6 @@ class Simulator(ModelInterface):
             n_in += k_in
             n_x += part.n_states
             self.parts.append(part)
-        self.n_states = n_x
         self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._stateful = [q for q in self.parts if q.n_states]
 
