@@ -40,6 +40,10 @@ class Constraints:
         gram = t.T @ t
         self.pseudo_inverse = np.linalg.solve(gram, t.T)
         self.projector = np.eye(self.n) - t @ self.pseudo_inverse
+        # A selection of DOFs (fixed DOFs only) expands by indexing, cheaper than T @ x.
+        unit = (t == 1.0).sum(axis=0) == 1
+        selection = bool(np.all(unit) and np.count_nonzero(t) == self.nr)
+        self._index = np.argmax(t, axis=0) if selection else None
 
     @classmethod
     def fixed_dofs(cls, free: NDArray[np.bool_]) -> Constraints:
@@ -55,6 +59,19 @@ class Constraints:
     def expand(self, x_r: NDArray[np.float64]) -> NDArray[np.float64]:
         """``T x_r``: full coordinates from reduced ones, shape (n,)."""
         return self.basis @ x_r
+
+    def expand_pair(
+        self, y: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``T y[:n_r]`` and ``T y[n_r:2 n_r]`` (positions and velocities), each (n,)."""
+        nr = self.nr
+        if self._index is not None:
+            q = np.zeros(self.n)
+            v = np.zeros(self.n)
+            q[self._index] = y[:nr]
+            v[self._index] = y[nr : 2 * nr]
+            return q, v
+        return self.basis @ y[:nr], self.basis @ y[nr : 2 * nr]
 
     def reduce(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
         """Reduced coordinates of a full vector in the range of ``T``, shape (n_r,)."""

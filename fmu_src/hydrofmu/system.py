@@ -146,6 +146,7 @@ class Simulator(ModelInterface):
             self.parts.append(part)
         self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._stateful = [q for q in self.parts if q.n_states]
+        self._forces = [q.force for q in self.parts]
 
         # Left side: body mass, the parts' constant mass, the added mass as treated.
         added = np.zeros((n, n))
@@ -251,14 +252,11 @@ class Simulator(ModelInterface):
                  vn: NDArray[np.float64] | None = None) -> Context:
         """Fill the shared evaluation context for time ``t`` and state ``y``."""
         ctx = self._ctx
-        nr = self.nr
-        t_basis = self.constraints.basis
         ctx.t = t
         ctx.t0 = self.t0
-        ctx.s = t - self.grid_time
+        ctx.s = t - (self.t0 + self.grid_index * self.dt)
         ctx.sn = sn
-        ctx.q = t_basis @ y[:nr]
-        ctx.v = t_basis @ y[nr : 2 * nr]
+        ctx.q, ctx.v = self.constraints.expand_pair(y)
         ctx.vn = ctx.v if vn is None else vn
         ctx.u = self.u
         ctx.y = y
@@ -267,8 +265,8 @@ class Simulator(ModelInterface):
     def _total_force(self, ctx: Context) -> NDArray[np.float64]:
         """Sum of all parts' forces and the lagged added-mass force, shape (n,)."""
         total = np.zeros(self.n)
-        for part in self.parts:
-            f = part.force(ctx)
+        for force in self._forces:
+            f = force(ctx)
             if f is not None:
                 total += f
         if self.lagged:
@@ -277,7 +275,7 @@ class Simulator(ModelInterface):
 
     def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]):
         sn_base = t_n - self.grid_time
-        vn = self.constraints.basis @ y_n[self.nr : 2 * self.nr]
+        vn = self.constraints.expand_pair(y_n)[1]
         nr = self.nr
         acc_map = self._acc_map
         stateful = self._stateful
