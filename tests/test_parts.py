@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from hydrofmu.config import default_config_data, resolve
 from hydrofmu.errors import ConfigError
 from hydrofmu.forces.catalog import BODY_PARTS
+from hydrofmu.parameters import ParameterSpec, check_positive, parameter_table
 from hydrofmu.parts import PARTS, Context, ModelInfo, Part, Port, register_part
 from hydrofmu.system import Simulator
 from physics_helpers import run
@@ -43,12 +44,22 @@ class ConstantForce(Part):
 
 class LaggedPull(Part):
     """A heave force that follows the input ``pull`` through a first-order lag:
-    ``x' = (u - x) / tau``, force ``x``; one continuous state, one input, one output."""
+    ``x' = (u - x) / tau``, force ``x``; one continuous state, one input, one output, one
+    parameter ``pull.tau``."""
 
     kind = "test.lagged_pull"
     channel = None
-    TAU = 2.0
     n_states = 1
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        self.tau = model.parameters["pull.tau"]
+
+    @classmethod
+    def parameter_specs(cls, bodies: list[Any], config: dict[str, Any],
+                        options: dict[str, Any]) -> list[ParameterSpec]:
+        return [ParameterSpec("pull.tau", "Real", 2.0, "s", "Lag time constant", min=0.0,
+                              check=lambda name, v: check_positive(name, v))]
 
     @classmethod
     def input_ports(cls, bodies: list[Any], config: dict[str, Any],
@@ -67,7 +78,7 @@ class LaggedPull(Part):
 
     def derivative(self, ctx: Context) -> NDArray[np.float64]:
         x = ctx.y[self.state_slice]
-        return (ctx.u[self.input_slice] - x) / self.TAU
+        return (ctx.u[self.input_slice] - x) / self.tau
 
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return ctx.y[self.state_slice].copy()
@@ -106,7 +117,11 @@ def test_a_part_from_outside_the_package_runs() -> None:
 
 def test_a_part_with_a_state_an_input_and_an_output() -> None:
     bodies, cfg, _ = _heave_sphere()
-    sim = Simulator(bodies, cfg, parts=[LaggedPull])
+    with pytest.raises(ConfigError, match=r"pull\.tau must be a finite number > 0"):
+        Simulator(bodies, cfg, {"pull.tau": -1.0}, parts=[LaggedPull])
+    tau = 1.5
+    sim = Simulator(bodies, cfg, {"pull.tau": tau}, parts=[LaggedPull])
+    assert "pull.tau" in [p.name for p in parameter_table(bodies, cfg, [LaggedPull])]
     assert Simulator.input_names(bodies, cfg, [LaggedPull])[-1] == "pull"
     assert Simulator.output_names(bodies, cfg, [LaggedPull])[-1] == "pull.force"
     assert sim.y.size == 2 + 1  # heave q, v and the part's state
@@ -115,7 +130,7 @@ def test_a_part_with_a_state_an_input_and_an_output() -> None:
     t, out = run(sim, 6.0, 0.1, inputs=lambda _t: u)
     # First-order lag from zero: x(t) = u (1 - e^(-t / tau)); RK4 at 0.01 s is exact to
     # ~(dt / tau)^4 / 120 relative.
-    expected = 1000.0 * (1.0 - np.exp(-t / LaggedPull.TAU))
+    expected = 1000.0 * (1.0 - np.exp(-t / tau))
     assert out[:, -1] == pytest.approx(expected, rel=1e-9, abs=1e-9)
     # The state is saved and restored with the rest.
     st = sim.get_state()

@@ -102,7 +102,8 @@ def _gamma(name: str, value: Any) -> float:
     return v
 
 
-def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[ParameterSpec]:
+def parameter_table(bodies: list[HydroData], config: dict[str, Any],
+                    parts: Any = ()) -> list[ParameterSpec]:
     """The tunable parameters of a model with their defaults from the configuration.
 
     Parameters
@@ -111,6 +112,9 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[Par
         Hydrodynamic data, one per body, in the order of ``config["bodies"]``.
     config
         Resolved configuration (see :mod:`hydrofmu.config`).
+    parts
+        Extra parts (see :class:`~hydrofmu.system.Simulator`); every part's
+        :meth:`~hydrofmu.parts.Part.parameter_specs` follow the model's own parameters.
     """
     w = config["wave"]
     sim = config["simulation"]
@@ -170,6 +174,10 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[Par
             u = ("m/s", "rad/s")[i // 3]
             p.append(ParameterSpec(f"{b['name']}.initial_velocity[{i + 1}]", "Real",
                                    float(b["initial_velocity"][i]), u, "Initial velocity"))
+    from .layout import part_specs  # the parts import this module: import when called
+
+    for cls, options in part_specs(config, parts):
+        p.extend(cls.parameter_specs(bodies, config, options))
     return p
 
 
@@ -270,7 +278,8 @@ CROSS_CHECKS: list[Callable[[dict[str, Any], dict[str, Any]], None]] = [
 
 
 def validate_parameters(
-    bodies: list[HydroData], config: dict[str, Any], overrides: dict[str, Any] | None = None
+    bodies: list[HydroData], config: dict[str, Any], overrides: dict[str, Any] | None = None,
+    parts: Any = (),
 ) -> dict[str, Any]:
     """The validated values of every parameter: defaults, then ``overrides`` by name.
 
@@ -280,7 +289,7 @@ def validate_parameters(
         An unknown name (with the closest match), a value its entry refuses, or a failed
         cross-condition.
     """
-    table = parameter_table(bodies, config)
+    table = parameter_table(bodies, config, parts)
     values: dict[str, Any] = {p.name: p.start for p in table}
     for name, value in (overrides or {}).items():
         if name not in values:

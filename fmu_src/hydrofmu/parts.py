@@ -7,6 +7,7 @@ any parameter is set):
   with units and whether each output depends directly on the inputs;
 - the body output quantity its force is reported in (:attr:`Part.channel`, e.g.
   ``"F_mooring"``; several parts may add to one channel);
+- its FMU parameters (:meth:`Part.parameter_specs`, validated with the model's table);
 
 and, once built with the validated parameters (:class:`ModelInfo`):
 
@@ -36,6 +37,7 @@ from numpy.typing import NDArray
 
 from .errors import ConfigError, did_you_mean
 from .hydrodata.model import HydroData
+from .parameters import ParameterSpec
 
 FORCE_UNITS = ("N", "N.m")
 
@@ -158,6 +160,13 @@ class Part:
     def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
                      options: dict[str, Any]) -> list[Port]:
         """Extra FMU outputs of the part, after every body's outputs."""
+        return []
+
+    @classmethod
+    def parameter_specs(cls, bodies: list[HydroData], config: dict[str, Any],
+                        options: dict[str, Any]) -> list[ParameterSpec]:
+        """FMU parameters of the part (name, type, unit, default, min/max, choices, check);
+        their validated values reach the part in :attr:`ModelInfo.parameters`."""
         return []
 
     # ---------------------------------------------------------------- evaluation

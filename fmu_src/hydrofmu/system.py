@@ -79,7 +79,7 @@ class Simulator(ModelInterface):
                 value=len(self.bodies),
             )
         self.extra_parts = list(parts)
-        self.parameters = validate_parameters(bodies, config, parameters)
+        self.parameters = validate_parameters(bodies, config, parameters, self.extra_parts)
         self.report: list[str] = []
         self.warnings: list[str] = []
         self._build()
