@@ -83,7 +83,7 @@ def rao(sim: Simulator, hd: HydroData, omega: float, direction: float = 0.0,
     """
     free = sim.free[:6] if dofs is None else dofs
     m, b = lhs_matrices(sim, hd, omega)
-    k = sim.hydrostatics.stiffness[:6, :6] + sim.viscous.linear[:6, :6] * 0.0
+    k = sim.part("hydrostatics").stiffness[:6, :6] + sim.part("viscous").linear[:6, :6] * 0.0
     z = -omega**2 * m + 1j * omega * b + k
     x = hd.excitation_at(omega, direction)
     idx = np.flatnonzero(free)

@@ -42,8 +42,8 @@ def test_lagged_diverges_for_a_light_body_where_implicit_is_exact() -> None:
         _decay("lagged", light, 0.01)
     sim, t, z = _decay("implicit", light, 0.01)
     hd = sim.bodies[0]
-    k = sim.hydrostatics.stiffness[2, 2]
-    offset = sim.hydrostatics.offset[2] / k
+    k = sim.part("hydrostatics").stiffness[2, 2]
+    offset = sim.part("hydrostatics").offset[2] / k
     ref = exact_decay(hd, sim.mass[2, 2], k, 2, 0.5 - offset, t[::4]) + offset
     assert np.max(np.abs(z[::4] - ref)) < 0.005 * abs(0.5 - offset)
 

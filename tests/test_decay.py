@@ -37,7 +37,7 @@ def _decay(factory, dof: int, x0: float, stop: float = 40.0):
 def _single_frequency_prediction(sim, dof: int):
     hd = sim.bodies[0]
     m = sim.mass[dof, dof]
-    k = sim.hydrostatics.stiffness[dof, dof]
+    k = sim.part("hydrostatics").stiffness[dof, dof]
     wn = natural_frequency(m, k, lambda w: hd.coefficients_at(w)[0][dof, dof], 0.06, 4.9)
     a, b = hd.coefficients_at(wn)
     return damped_prediction(m + a[dof, dof], b[dof, dof], k)
@@ -69,7 +69,7 @@ def test_heave_decay_matches_fourier_inversion(body: str) -> None:
     """
     sim, t, z = _decay(BODIES[body], 2, 1.0, stop=20.0)
     hd = sim.bodies[0]
-    ref = exact_decay(hd, sim.mass[2, 2], sim.hydrostatics.stiffness[2, 2], 2, 1.0, t[::4])
+    ref = exact_decay(hd, sim.mass[2, 2], sim.part("hydrostatics").stiffness[2, 2], 2, 1.0, t[::4])
     assert np.max(np.abs(z[::4] - ref)) < 5e-3
 
 

@@ -29,7 +29,7 @@ def test_weight_buoyancy_imbalance_sets_the_equilibrium() -> None:
     hd_mass = 0.9 * 1000.0 * 261.724
     sim = make_simulator(bemio_sphere_body(mass=hd_mass, dofs=["heave"]),
                          wave={"type": "none"})
-    k33 = sim.hydrostatics.stiffness[2, 2]
+    k33 = sim.part("hydrostatics").stiffness[2, 2]
     expected = (1000.0 * 261.724 - hd_mass) * 9.81 / k33
     assert _settle(sim) == pytest.approx(expected, rel=1e-3)
 
@@ -40,7 +40,7 @@ def test_constant_pto_force_gives_static_offset() -> None:
     u = np.zeros(sim.u.size)
     u[2] = -1.0e5
     z = _settle(sim, inputs=lambda t: u)
-    assert z == pytest.approx(-1.0e5 / sim.hydrostatics.stiffness[2, 2], rel=1e-3)
+    assert z == pytest.approx(-1.0e5 / sim.part("hydrostatics").stiffness[2, 2], rel=1e-3)
 
 
 def test_pto_damping_through_the_input_equals_linear_damping() -> None:
@@ -85,7 +85,7 @@ def test_linear_damping_in_the_rao() -> None:
     z = fit_sinusoid(t[keep], out[keep, column(sim, "body.pose[3]")], [w])[0]
     hd = sim.bodies[0]
     a, b = hd.coefficients_at(w)
-    m, k = sim.mass[2, 2], sim.hydrostatics.stiffness[2, 2]
+    m, k = sim.mass[2, 2], sim.part("hydrostatics").stiffness[2, 2]
     x = hd.excitation_at(w)[2] * 0.5
     expected = x / (-w * w * (m + a[2, 2]) + 1j * w * (b[2, 2] + bv) + k)
     assert abs(z) == pytest.approx(abs(expected), rel=0.005)
@@ -111,7 +111,7 @@ def test_quadratic_damping_against_harmonic_balance() -> None:
     z = fit_sinusoid(t[keep], out[keep, column(sim, "body.pose[3]")], [w])[0]
     hd = sim.bodies[0]
     a, b = hd.coefficients_at(w)
-    m, k = sim.mass[2, 2], sim.hydrostatics.stiffness[2, 2]
+    m, k = sim.mass[2, 2], sim.part("hydrostatics").stiffness[2, 2]
     f = hd.excitation_at(w)[2] * 1.0
     amp = 0.0
     for _ in range(200):

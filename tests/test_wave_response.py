@@ -97,18 +97,18 @@ def test_irregular_wave_response_m0() -> None:
                          simulation={"max_internal_step": 0.05})
     t, out = run(sim, 1900.0, 0.1)
     keep = t >= 100.0
-    omega, _, _ = sim.wave.components()
+    omega, _, _ = sim.part("wave_excitation").wave.components()
     z = fit_sinusoid(t[keep], out[keep, column(sim, "body.pose[3]")], list(omega))
     e = fit_sinusoid(t[keep], out[keep, column(sim, "wave.elevation")], list(omega))
     m0_response = 0.5 * np.sum(np.abs(z) ** 2)
     m0_wave = 0.5 * np.sum(np.abs(e) ** 2)
     w = np.linspace(omega.min(), omega.max(), 4000)
-    s = sim.wave.spectral_density(w)
+    s = sim.part("wave_excitation").wave.spectral_density(w)
     r2 = np.array([abs(rao(sim, sim.bodies[0], wi)[2]) ** 2 for wi in w])
     assert m0_response == pytest.approx(np.trapezoid(r2 * s, w), rel=0.05)
     assert 4.0 * np.sqrt(m0_wave) == pytest.approx(2.0, rel=0.03)
     tl = np.arange(0.0, 3 * 3600.0, 0.25)
-    ec = sim.exc_components
+    ec = sim.part("wave_excitation").components
     eta = np.concatenate([
         (np.exp(1j * np.outer(chunk, ec.omega)) @ ec.elevation_coefficients).real
         for chunk in np.array_split(tl, 20)

@@ -74,7 +74,7 @@ BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
     "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
 )
-_SECTIONS = (*DEFAULTS, "bodies")
+_SECTIONS = (*DEFAULTS, "bodies", "moorings")
 
 
 def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
@@ -174,6 +174,14 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
             raise ConfigError(f"body name {name!r} is used twice or reserved", value=name)
         names.add(name)
         out["bodies"].append({**b, "name": name})
+    moorings = data.get("moorings", [])
+    if not isinstance(moorings, list) or not all(isinstance(m, dict) for m in moorings):
+        raise ConfigError("[[moorings]] must be a list of tables", value=moorings)
+    for i, m in enumerate(moorings):
+        if "type" not in m:
+            raise ConfigError(f"[[moorings]] entry {i} needs 'type' (e.g. \"linear\")", value=m)
+    # Numbers are checked by the mooring's part when the model is built (see forces/).
+    out["moorings"] = [dict(m) for m in moorings]
     return out
 
 

@@ -51,13 +51,17 @@ RUNTIME_MODULES: list[str] = [
     "bodies.py",
     "forces/*.py",
     "parameters.py",
+    "parts.py",
+    "layout.py",
+    "constraints.py",
     "system.py",
     "timeschemes.py",
     "fmi_slave.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).
-RUNTIME_DEPENDENCIES: frozenset[str] = frozenset({"numpy", "scipy", "pythonfmu"})
+#: No scipy: a C host crashes at exit when scipy was imported in the FMU (issue 7).
+RUNTIME_DEPENDENCIES: frozenset[str] = frozenset({"numpy", "pythonfmu"})
 
 #: Payload file name inside ``resources`` (must match ``fmi_slave.MODEL_FILE``).
 MODEL_FILE = "model.npz"
@@ -147,7 +151,7 @@ def _runtime_sources(root: Path, patterns: Sequence[str]) -> dict[str, bytes]:
 
 
 def check_runtime_imports(files: dict[str, bytes]) -> None:
-    """Check that bundled modules import only each other (relatively), stdlib and numpy/scipy.
+    """Check that bundled modules import only each other (relatively), stdlib and numpy.
 
     Parameters
     ----------
@@ -208,7 +212,7 @@ def check_runtime_imports(files: dict[str, bytes]) -> None:
     if problems:
         raise ExportError(
             "run-time modules must import only each other with relative imports, the "
-            "standard library, numpy and scipy (docs/ARCHITECTURE.md); offending imports:\n  "
+            "standard library and numpy (docs/ARCHITECTURE.md); offending imports:\n  "
             + "\n  ".join(problems),
             value=problems,
         )

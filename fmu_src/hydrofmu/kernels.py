@@ -1,6 +1,6 @@
 """Impulse-response functions (IRFs) of the radiation and excitation forces.
 
-Run-time module: numpy and scipy only, project imports relative.
+Run-time module: numpy and the standard library only, project imports relative.
 
 Definitions (``e^{+i omega t}`` convention, see :mod:`hydrofmu.hydrodata.model`):
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ..parts import Context, ModelInfo, Part
+
 
 def gravity_stiffness_correction(
     mass_old: float, cog_old: NDArray[np.float64], mass_new: float, cog_new: NDArray[np.float64],
@@ -71,3 +73,29 @@ class Hydrostatics:
     def force(self, q: NDArray[np.float64]) -> NDArray[np.float64]:
         """Hydrostatic force for displacement ``q`` from equilibrium, shape (n,)."""
         return self.offset - self.stiffness @ q
+
+
+class HydrostaticsPart(Part):
+    """The hydrostatic restoring force of every body, reported as ``F_hydrostatic``."""
+
+    kind = "hydrostatics"
+    channel = "F_hydrostatic"
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        n = model.n
+        stiffness = np.zeros((n, n))
+        offset = np.zeros(n)
+        for k, bc in enumerate(model.config["bodies"]):
+            sl = slice(6 * k, 6 * k + 6)
+            stiffness[sl, sl] = np.asarray(bc["hydrostatic_stiffness"], dtype=float)
+            offset[sl] = np.asarray(bc["hydrostatic_offset"], dtype=float)
+        self.model = Hydrostatics(stiffness, offset)
+        self.stiffness = self.model.stiffness
+        self.offset = self.model.offset
+
+    def force(self, ctx: Context) -> NDArray[np.float64]:
+        return self.model.force(ctx.q)
+
+    def linear_matrices(self):
+        return self.model.stiffness, np.zeros_like(self.model.stiffness), self.model.offset

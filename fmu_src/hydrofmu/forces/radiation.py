@@ -11,9 +11,16 @@ products computed once per grid interval, not once per stage.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import ConfigError
+from ..hydrodata.model import HydroData
+from ..kernels import radiation_irf
+from ..parameters import check_positive, irf_options
+from ..parts import Context, ModelInfo, Part
 from .history import GridHistory
 
 #: Kernel entries whose peak is below this fraction of sqrt(peak_ii * peak_jj) (their
@@ -186,3 +193,89 @@ class ConstantRadiation:
 
     def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
         """No internal arrays."""
+
+
+def check_in_range(hd: HydroData, omega: float, what: str) -> None:
+    """A :class:`ConfigError` if ``omega`` (rad/s) is outside the body's BEM frequencies."""
+    if not (hd.omega[0] <= omega <= hd.omega[-1]):
+        raise ConfigError(
+            f"{what}: wave frequency {omega:.6g} rad/s (period {2 * math.pi / omega:.6g} s) "
+            f"is outside the data of body '{hd.name}' ({hd.omega[0]:.6g}.."
+            f"{hd.omega[-1]:.6g} rad/s); choose a period in "
+            f"{2 * math.pi / hd.omega[-1]:.4g}..{2 * math.pi / hd.omega[0]:.4g} s",
+            value=omega,
+        )
+
+
+class RadiationPart(Part):
+    """Radiation of every body, reported as ``F_radiation``; the added mass it declares
+    (``A_inf``, or ``A(w)`` for the constant method) goes on the left side.
+
+    ``radiation.method``: ``convolution`` (:class:`ConvolutionRadiation`, memory committed
+    on the grid) or ``constant`` (:class:`ConstantRadiation` at ``2 pi / wave.period``).
+    """
+
+    kind = "radiation"
+    channel = "F_radiation"
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        p = model.parameters
+        n = model.n
+        dt = model.dt
+        self.method = p["radiation.method"]
+        added = np.zeros((n, n))
+        if self.method == "convolution":
+            duration = model.config["radiation"]["irf_duration"]
+            duration = 30.0 if duration is None else duration
+            duration = check_positive("radiation.irf_duration", duration)
+            nk = round(duration / dt) + 1
+            t = np.arange(nk) * dt
+            kernel = np.zeros((nk, n, n))
+            opts = irf_options(model.config, "radiation")
+            for k, hd in enumerate(model.bodies):
+                sl = slice(6 * k, 6 * k + 6)
+                added[sl, sl] = hd.added_mass_inf
+                kernel[:, sl, sl] = radiation_irf(hd, t, **opts)
+            self.model: ConvolutionRadiation | ConstantRadiation = ConvolutionRadiation(
+                kernel, dt
+            )
+            model.report.append(
+                f"radiation: convolution, IRF {t[-1]:.3g} s at dt = {dt:.3g} s "
+                f"({nk} samples), A_inf from "
+                f"{', '.join(hd.added_mass_inf_source for hd in model.bodies)}"
+            )
+        else:
+            omega = 2.0 * math.pi / float(p["wave.period"])
+            damping = np.zeros((n, n))
+            for k, hd in enumerate(model.bodies):
+                sl = slice(6 * k, 6 * k + 6)
+                check_in_range(hd, omega, "radiation.method = constant")
+                added[sl, sl], damping[sl, sl] = hd.coefficients_at(omega)
+            self.model = ConstantRadiation(damping)
+            model.report.append(f"radiation: constant A(w), B(w) at w = {omega:.6g} rad/s")
+        self.added = added
+
+    def added_mass(self) -> NDArray[np.float64]:
+        return self.added
+
+    def force(self, ctx: Context) -> NDArray[np.float64]:
+        return self.model.force(ctx.s, ctx.sn, ctx.v, ctx.vn)
+
+    def linear_matrices(self):
+        if isinstance(self.model, ConstantRadiation):
+            d = self.model.damping
+            return np.zeros_like(d), d, np.zeros(self.n)
+        return None
+
+    def start(self, ctx: Context) -> None:
+        self.model.start(ctx.v)
+
+    def commit(self, ctx: Context) -> None:
+        self.model.commit(ctx.v)
+
+    def get_memory(self) -> dict[str, NDArray[np.float64]]:
+        return self.model.get_state()
+
+    def set_memory(self, state: dict[str, NDArray[np.float64]]) -> None:
+        self.model.set_state(state)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ..parts import Context, ModelInfo, Part
+
 
 class ViscousDamping:
     """``F = -B_lin v - B_quad v |v|`` (quadratic term per DOF).
@@ -27,3 +29,32 @@ class ViscousDamping:
         if not self.active:
             return np.zeros_like(v)
         return -self.linear @ v - self.quadratic * v * np.abs(v)
+
+
+class ViscousPart(Part):
+    """The configured linear and quadratic damping of every body, reported as ``F_viscous``."""
+
+    kind = "viscous"
+    channel = "F_viscous"
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        n = model.n
+        lin = np.zeros((n, n))
+        quad = np.zeros(n)
+        for k, bc in enumerate(model.config["bodies"]):
+            sl = slice(6 * k, 6 * k + 6)
+            lin[sl, sl] = np.asarray(bc["linear_damping"], dtype=float)
+            quad[sl] = np.asarray(bc["quadratic_damping"], dtype=float)
+        self.model = ViscousDamping(lin, quad)
+        self.linear = self.model.linear
+
+    def force(self, ctx: Context) -> NDArray[np.float64] | None:
+        if not self.model.active:
+            return None
+        return self.model.force(ctx.v)
+
+    def linear_matrices(self):
+        if np.any(self.model.quadratic):
+            return None
+        return np.zeros_like(self.linear), self.linear, np.zeros(self.n)

@@ -1,0 +1,82 @@
+"""Constraints as a constant matrix: ``q = T q_r`` (null-space reduction).
+
+Today's fixed DOFs select columns of the identity; joints between bodies (prismatic, planar,
+fixed) add their own columns later (each joint a function that returns the basis of the
+motions it allows), without touching the force parts. The reaction that keeps the motion in
+the range of ``T`` is ``F_c = P (L q'' - F)`` with ``P = I - T (T^T T)^-1 T^T`` the
+projector onto the constrained directions: what the left side needs beyond the applied
+forces.
+
+Run-time module: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .errors import ConfigError
+
+
+class Constraints:
+    """A constant constraint basis ``T``, shape (n, n_r), full column rank.
+
+    Parameters
+    ----------
+    basis
+        ``T``: the generalized coordinates are ``q = T q_r``.
+    """
+
+    def __init__(self, *, basis: NDArray[np.float64]) -> None:
+        t = np.asarray(basis, dtype=float)
+        if t.ndim != 2 or t.shape[1] == 0:
+            raise ConfigError("no free degree of freedom: set 'dofs' of at least one body",
+                              value=t.shape)
+        if np.linalg.matrix_rank(t) != t.shape[1]:
+            raise ConfigError("the constraint basis is rank deficient (redundant joints?)",
+                              value=t.shape)
+        self.basis = t
+        self.n, self.nr = t.shape
+        gram = t.T @ t
+        self.pseudo_inverse = np.linalg.solve(gram, t.T)
+        self.projector = np.eye(self.n) - t @ self.pseudo_inverse
+        # A selection of DOFs (fixed DOFs only) expands by indexing, cheaper than T @ x.
+        unit = (t == 1.0).sum(axis=0) == 1
+        selection = bool(np.all(unit) and np.count_nonzero(t) == self.nr)
+        self._index = np.argmax(t, axis=0) if selection else None
+
+    @classmethod
+    def fixed_dofs(cls, free: NDArray[np.bool_]) -> Constraints:
+        """The DOFs where ``free`` is False are held at equilibrium."""
+        free = np.asarray(free, dtype=bool)
+        return cls(basis=np.eye(free.size)[:, free])
+
+    @property
+    def free(self) -> NDArray[np.bool_]:
+        """DOFs that move (a nonzero row of ``T``), shape (n,)."""
+        return np.any(self.basis != 0.0, axis=1)
+
+    def expand(self, x_r: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``T x_r``: full coordinates from reduced ones, shape (n,)."""
+        return self.basis @ x_r
+
+    def expand_pair(
+        self, y: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """``T y[:n_r]`` and ``T y[n_r:2 n_r]`` (positions and velocities), each (n,)."""
+        nr = self.nr
+        if self._index is not None:
+            q = np.zeros(self.n)
+            v = np.zeros(self.n)
+            q[self._index] = y[:nr]
+            v[self._index] = y[nr : 2 * nr]
+            return q, v
+        return self.basis @ y[:nr], self.basis @ y[nr : 2 * nr]
+
+    def reduce(self, x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Reduced coordinates of a full vector in the range of ``T``, shape (n_r,)."""
+        return self.pseudo_inverse @ x
+
+    def reaction(self, lhs_acc_minus_force: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Constraint force from ``L q'' - F`` (full vectors), shape (n,)."""
+        return self.projector @ lhs_acc_minus_force

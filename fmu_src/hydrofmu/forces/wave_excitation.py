@@ -1,0 +1,200 @@
+"""The wave excitation part: the internal wave model (regular, irregular) or the
+elevation input, faded in by the half-cosine ramp; reported as ``F_excitation``, with the
+elevation in use as the output ``wave.elevation``.
+
+The FMU always has the input ``wave.elevation_input`` (m) and the output
+``wave.elevation`` (m): ``wave.type`` is a parameter, the interface is fixed.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..hydrodata.model import DOF_NAMES, HydroData
+from ..kernels import cutoff_fraction, excitation_irf
+from ..parameters import check_positive, irf_options
+from ..parts import Context, ModelInfo, Part, Port
+from ..waves import IrregularWave, RegularWave
+from .excitation import ExcitationFromComponents, ExcitationFromInput
+from .radiation import check_in_range
+
+#: A preview that leaves more than this L1 fraction of the excitation IRF cut off (on any
+#: excited DOF) is reported as a warning.
+CUTOFF_WARNING = 0.05
+
+
+class WaveExcitation(Part):
+    """Excitation by the wave of ``wave.type`` (``none``, ``regular``, ``irregular``,
+    ``input``) on every body."""
+
+    kind = "wave_excitation"
+    channel = "F_excitation"
+    feedthrough = True
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        p = model.parameters
+        self.bodies = model.bodies
+        self.names = model.names
+        self.dt = model.dt
+        self.wave_type = p["wave.type"]
+        self.ramp_time = float(p["wave.ramp_time"])
+        self.direction = float(p["wave.direction"])
+        self.preview_time = float(p["excitation.preview_time"])
+        self.components: ExcitationFromComponents | None = None
+        self.from_input: ExcitationFromInput | None = None
+        self.wave: RegularWave | IrregularWave | None = None
+        self.cutoff: list[NDArray[np.float64]] = []
+        if self.wave_type in ("regular", "irregular"):
+            self._build_components(model)
+        elif self.wave_type == "input":
+            self._build_input(model)
+
+    @classmethod
+    def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                    options: dict[str, Any]) -> list[Port]:
+        return [Port("wave.elevation_input", "m")]
+
+    @classmethod
+    def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                     options: dict[str, Any]) -> list[Port]:
+        return [Port("wave.elevation", "m", ("wave.elevation_input",))]
+
+    # ---------------------------------------------------------------- build
+    def _build_components(self, model: ModelInfo) -> None:
+        p = model.parameters
+        height = float(p["wave.height"])
+        period = float(p["wave.period"])
+        if self.wave_type == "regular":
+            wave: RegularWave | IrregularWave = RegularWave(
+                height=height, period=period, direction=self.direction)
+            for hd in self.bodies:
+                check_in_range(hd, 2 * math.pi / period, "wave.type = regular")
+        else:
+            lo = max(hd.omega[0] for hd in self.bodies)
+            hi = min(hd.omega[-1] for hd in self.bodies)
+            wave = IrregularWave(
+                hs=height, tp=period, spectrum=p["wave.spectrum"], gamma=float(p["wave.gamma"]),
+                direction=self.direction, seed=int(p["wave.seed"]),
+                n_components=int(p["wave.n_components"]), omega_range=(lo, hi),
+                discretization=model.config["wave"]["discretization"],
+            )
+        self.wave = wave
+        omega, amp, phase = wave.components()
+        c_eta = amp * np.exp(1j * phase)
+        coef = np.zeros((omega.size, model.n), dtype=complex)
+        for k, hd in enumerate(self.bodies):
+            ib = hd.direction_index(self.direction)
+            x = hd.excitation[:, ib, :]
+            for i in range(6):
+                xi = np.interp(omega, hd.omega, x[:, i].real) + 1j * np.interp(
+                    omega, hd.omega, x[:, i].imag
+                )
+                coef[:, 6 * k + i] = xi * c_eta
+        self.components = ExcitationFromComponents(omega, coef, c_eta)
+        model.report.append(
+            f"wave: {self.wave_type}, {omega.size} component(s), "
+            f"{omega.min():.4g}..{omega.max():.4g} rad/s"
+        )
+        if isinstance(wave, IrregularWave):
+            frac = float(wave.energy_fraction)
+            model.report.append(
+                f"irregular wave: {100 * frac:.3g} % of the spectrum's energy lies in the "
+                f"data's frequency range (Hs of the modelled sea "
+                f"{wave.hs * math.sqrt(frac):.4g} m)"
+            )
+
+    def _build_input(self, model: ModelInfo) -> None:
+        duration = model.config["excitation"].get("irf_duration") or 30.0
+        duration = check_positive("excitation.irf_duration", duration)
+        dt = self.dt
+        preview = self.preview_time
+        nk = math.floor((preview + duration) / dt) + 1
+        tau = -preview + np.arange(nk) * dt
+        kernel = np.zeros((nk, model.n))
+        opts = irf_options(model.config, "excitation")
+        cut = []
+        for k, hd in enumerate(self.bodies):
+            kernel[:, 6 * k : 6 * k + 6] = excitation_irf(hd, tau, self.direction, **opts)
+            t_full = np.arange(-duration, duration + 0.5 * dt, dt)
+            full = excitation_irf(hd, t_full, self.direction, **opts)
+            cut.append(cutoff_fraction(full, t_full, preview))
+        self.from_input = ExcitationFromInput(kernel, dt, preview / dt)
+        self.cutoff = cut
+        fractions: list[tuple[str, float]] = []
+        for k, (hd, c) in enumerate(zip(self.bodies, cut, strict=True)):
+            ib = hd.direction_index(self.direction)
+            xmax = np.max(np.abs(hd.excitation[:, ib, :]), axis=0)
+            for group in (slice(0, 3), slice(3, 6)):
+                ref = xmax[group].max()
+                for i in range(group.start, group.stop):
+                    # DOFs with no excitation (e.g. sway in head seas) carry only noise.
+                    if xmax[i] > 1e-6 * ref:
+                        fractions.append((f"{self.names[k]}.{DOF_NAMES[i]}", float(c[i])))
+        parts = [f"{name} {100 * f:.2g} %" for name, f in fractions]
+        model.report.append(
+            f"excitation from the elevation input: preview {preview:.3g} s, kernel "
+            f"{tau[0]:.3g}..{tau[-1]:.3g} s; part of the non-causal excitation IRF cut off "
+            f"(L1 fraction before -preview): {', '.join(parts) or 'none'}"
+        )
+        large = [f"{name} {100 * f:.2g} %" for name, f in fractions if f > CUTOFF_WARNING]
+        if large:
+            model.warnings.append(
+                f"excitation.preview_time = {preview:.3g} s cuts off more than "
+                f"{100 * CUTOFF_WARNING:.0f} % of the excitation IRF ({', '.join(large)}): "
+                "the excitation force is distorted; feed the elevation further ahead "
+                "(a larger preview_time)"
+            )
+
+    # ---------------------------------------------------------------- evaluation
+    def _ramp(self, t: float, t0: float) -> float:
+        """Half-cosine ramp of the excitation (same as :func:`waves.ramp`, scalar)."""
+        x = t - t0
+        if self.ramp_time <= 0.0 or x >= self.ramp_time:
+            return 1.0
+        if x <= 0.0:
+            return 0.0
+        return 0.5 * (1.0 - math.cos(math.pi * x / self.ramp_time))
+
+    def force(self, ctx: Context) -> NDArray[np.float64] | None:
+        if self.components is not None:
+            return self._ramp(ctx.t, ctx.t0) * self.components.force(ctx.t)
+        if self.from_input is not None:
+            eta = float(ctx.u[self.input_slice][0])
+            return self._ramp(ctx.t, ctx.t0) * self.from_input.force(ctx.s, eta)
+        return None
+
+    def outputs(self, ctx: Context) -> NDArray[np.float64]:
+        if self.components is not None:
+            eta = self._ramp(ctx.t, ctx.t0) * self.components.elevation(ctx.t)
+        elif self.from_input is not None:
+            u = float(ctx.u[self.input_slice][0])
+            eta = self._ramp(ctx.t, ctx.t0) * self.from_input.elevation(ctx.s, u)
+        else:
+            eta = 0.0
+        return np.array([eta])
+
+    # ---------------------------------------------------------------- memory
+    def start(self, ctx: Context) -> None:
+        if self.from_input is not None:
+            self.from_input.start(float(ctx.u[self.input_slice][0]))
+
+    def new_inputs(self, ctx: Context) -> None:
+        u = float(ctx.u[self.input_slice][0])
+        if self.from_input is not None and math.isfinite(u):
+            self.from_input.overwrite_newest(u)
+
+    def commit(self, ctx: Context) -> None:
+        if self.from_input is not None:
+            self.from_input.commit(float(ctx.u[self.input_slice][0]))
+
+    def get_memory(self) -> dict[str, NDArray[np.float64]]:
+        return {} if self.from_input is None else self.from_input.get_state()
+
+    def set_memory(self, state: dict[str, NDArray[np.float64]]) -> None:
+        if self.from_input is not None:
+            self.from_input.set_state(state)

@@ -1,0 +1,244 @@
+"""The part interface: every force model is a :class:`Part` that declares what it needs.
+
+A part declares, from the configuration alone (so that the FMU's interface is fixed before
+any parameter is set):
+
+- its FMU inputs (:meth:`Part.input_ports`) and extra FMU outputs (:meth:`Part.output_ports`),
+  with units and whether each output depends directly on the inputs;
+- the body output quantity its force is reported in (:attr:`Part.channel`, e.g.
+  ``"F_mooring"``; several parts may add to one channel);
+- its FMU parameters (:meth:`Part.parameter_specs`, validated with the model's table);
+
+and, once built with the validated parameters (:class:`ModelInfo`):
+
+- the body DOFs it acts on (:attr:`Part.dofs`);
+- a constant mass it adds to the left side (:meth:`Part.left_mass`) or an added mass
+  (:meth:`Part.added_mass`, e.g. ``A_inf``) treated as ``added_mass.method`` says;
+- its continuous states (:attr:`Part.n_states`, :meth:`Part.initial_states`,
+  :meth:`Part.derivative`), which the simulator appends to the state vector;
+- its memory committed only after an accepted step (:meth:`Part.start`,
+  :meth:`Part.commit`, :meth:`Part.get_memory`, :meth:`Part.set_memory`);
+- whether it is linear (:meth:`Part.linear_matrices`, for an exact integrator later).
+
+The simulator (``system.py``) evaluates parts only through this interface with a
+:class:`Context`, one part at a time, so a scheme may evaluate a fast part more often than a
+slow one. A new force is one subclass and one :func:`register_part` line.
+
+Run-time module: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .errors import ConfigError, did_you_mean
+from .hydrodata.model import HydroData
+from .parameters import ParameterSpec
+
+FORCE_UNITS = ("N", "N.m")
+
+
+@dataclass(frozen=True)
+class Port:
+    """One scalar FMU input or output of a part.
+
+    Attributes
+    ----------
+    name
+        FMU variable name, e.g. ``"wave.elevation"``.
+    unit
+        SI unit (``"m"``, ``"N"``...).
+    feedthrough
+        Outputs only: the inputs (names) it depends on directly; ``()`` for none.
+    """
+
+    name: str
+    unit: str
+    feedthrough: tuple[str, ...] = ()
+
+
+@dataclass
+class ModelInfo:
+    """What a part may know of the model when it is built.
+
+    Attributes
+    ----------
+    bodies
+        Hydrodynamic data, one per body.
+    config
+        Resolved configuration.
+    parameters
+        Validated FMU parameter values by name.
+    names
+        Body names.
+    n
+        Number of stacked body DOFs (6 per body).
+    dt
+        Internal step and grid spacing of histories, s.
+    options
+        The part's own configuration entry (e.g. one ``[[moorings]]`` table), or ``{}``.
+    report, warnings
+        Lines the part adds to the model's report and warnings.
+    """
+
+    bodies: list[HydroData]
+    config: dict[str, Any]
+    parameters: dict[str, Any]
+    names: list[str]
+    n: int
+    dt: float
+    options: dict[str, Any] = field(default_factory=dict)
+    report: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class Context:
+    """The data of one evaluation, shared by all parts (mutated in place by the simulator).
+
+    Attributes
+    ----------
+    t
+        Time, s.
+    t0
+        Start time of the run, s.
+    s
+        Time since the newest grid sample of the histories, s (``0 <= s <= dt``).
+    sn
+        Start of the current internal step since the newest grid sample, s.
+    q, v
+        Displacement and velocity of every body DOF, shape (n,), m, rad, m/s, rad/s.
+    vn
+        Velocity at the start of the current internal step, shape (n,).
+    u
+        The full FMU input vector (a part reads its own :attr:`Part.input_slice`).
+    y
+        The full state vector (a part reads its own :attr:`Part.state_slice`).
+    """
+
+    __slots__ = ("q", "s", "sn", "t", "t0", "u", "v", "vn", "y")
+
+    def __init__(self) -> None:
+        self.t = self.t0 = self.s = self.sn = 0.0
+        empty = np.zeros(0)
+        self.q = self.v = self.vn = self.u = self.y = empty
+
+
+class Part:
+    """Base class of a force model (see the module docstring for the contract).
+
+    Subclasses set :attr:`kind` and :attr:`channel`, implement :meth:`force`, and override
+    what they need. ``__init__`` receives the :class:`ModelInfo` as its only keyword.
+    """
+
+    #: Registry name.
+    kind: ClassVar[str] = ""
+    #: Body output quantity the force is reported in (``None``: not reported).
+    channel: ClassVar[str | None] = None
+    #: The force depends directly on the inputs (through :attr:`input_slice`).
+    feedthrough: ClassVar[bool] = False
+    #: Number of continuous states.
+    n_states: int = 0
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        self.n = model.n
+        self.dofs = np.ones(model.n, dtype=bool)
+        self.input_slice = slice(0, 0)
+        self.state_slice = slice(0, 0)
+
+    # ---------------------------------------------------------------- declarations
+    @classmethod
+    def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                    options: dict[str, Any]) -> list[Port]:
+        """FMU inputs of the part (from the configuration alone)."""
+        return []
+
+    @classmethod
+    def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                     options: dict[str, Any]) -> list[Port]:
+        """Extra FMU outputs of the part, after every body's outputs."""
+        return []
+
+    @classmethod
+    def parameter_specs(cls, bodies: list[HydroData], config: dict[str, Any],
+                        options: dict[str, Any]) -> list[ParameterSpec]:
+        """FMU parameters of the part (name, type, unit, default, min/max, choices, check);
+        their validated values reach the part in :attr:`ModelInfo.parameters`."""
+        return []
+
+    # ---------------------------------------------------------------- evaluation
+    def force(self, ctx: Context) -> NDArray[np.float64] | None:
+        """Generalized force on every body DOF, shape (n,), N and N m; ``None`` for none."""
+        raise NotImplementedError
+
+    def outputs(self, ctx: Context) -> NDArray[np.float64]:
+        """Values of :meth:`output_ports`."""
+        return np.zeros(0)
+
+    def left_mass(self) -> NDArray[np.float64] | None:
+        """Constant mass always on the left side (e.g. a PTO's inertia), (n, n), or None."""
+        return None
+
+    def added_mass(self) -> NDArray[np.float64] | None:
+        """Hydrodynamic added mass, (n, n), or None: on the left side as
+        ``added_mass.method`` says (implicit, split, lagged)."""
+        return None
+
+    def linear_matrices(
+        self,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None:
+        """``(K, C, f0)`` if the force is ``f0 - K q - C v`` exactly, else ``None``."""
+        return None
+
+    # ---------------------------------------------------------------- states
+    def initial_states(self) -> NDArray[np.float64]:
+        """Initial value of the part's continuous states, shape (n_states,)."""
+        return np.zeros(self.n_states)
+
+    def derivative(self, ctx: Context) -> NDArray[np.float64]:
+        """Time derivative of the part's states, shape (n_states,)."""
+        return np.zeros(self.n_states)
+
+    # ---------------------------------------------------------------- memory
+    def start(self, ctx: Context) -> None:
+        """Reset the memory at the start of a run (``ctx`` at the first grid time)."""
+
+    def new_inputs(self, ctx: Context) -> None:
+        """New inputs arrived for the newest grid time (before a step or an output)."""
+
+    def commit(self, ctx: Context) -> None:
+        """An internal step was accepted and ended on a new grid time."""
+
+    def get_memory(self) -> dict[str, NDArray[np.float64]]:
+        """Arrays that restore the memory exactly (keys unique to the part)."""
+        return {}
+
+    def set_memory(self, state: dict[str, NDArray[np.float64]]) -> None:
+        """Restore the memory saved by :meth:`get_memory`."""
+
+
+#: Part classes by registry name.
+PARTS: dict[str, type[Part]] = {}
+
+
+def register_part(name: str, cls: type[Part]) -> type[Part]:
+    """Register a part class under ``name`` (used by the configuration's ``type`` keys)."""
+    if not (isinstance(cls, type) and issubclass(cls, Part)):
+        raise TypeError(f"{cls!r} is not a subclass of hydrofmu.parts.Part")
+    PARTS[name] = cls
+    return cls
+
+
+def part_class(name: str, where: str) -> type[Part]:
+    """The part class registered as ``name``; a :class:`ConfigError` naming the choices."""
+    cls = PARTS.get(str(name))
+    if cls is None:
+        hint = did_you_mean(str(name), list(PARTS))
+        raise ConfigError(
+            f"{where}: unknown type {name!r}{hint}; available: {', '.join(sorted(PARTS))}",
+            value=name,
+        )
+    return cls
