@@ -52,7 +52,7 @@ RUNTIME_MODULES: list[str] = [
     "forces/*.py",
     "parameters.py",
     "system.py",
-    "timeschemes.py",
+    "timeschemes.py", "schemes/*.py",
     "fmi_slave.py",
 ]
 
