@@ -194,8 +194,11 @@ class Anderson(BackwardEuler):
             return z + beta * r
         dz = np.array([self._zs[-k] - self._zs[-k - 1] for k in range(1, m + 1)]).T
         dr = np.array([self._rs[-k] - self._rs[-k - 1] for k in range(1, m + 1)]).T
-        gamma = np.linalg.lstsq(dr, r, rcond=None)[0]
-        if not np.all(np.isfinite(gamma)):
+        if not (np.all(np.isfinite(dr)) and np.all(np.isfinite(r))):
+            return z + beta * r
+        try:
+            gamma = np.linalg.lstsq(dr, r, rcond=None)[0]
+        except np.linalg.LinAlgError:  # pragma: no cover - SVD failure on finite data
             return z + beta * r
         return (z - dz @ gamma) + beta * (r - dr @ gamma)
 
