@@ -17,18 +17,22 @@ A right-hand side MAY offer, besides ``f(t, y) -> y'``:
 
 :class:`PartitionedRHS` packages the three (the simulator can build one per step).
 
-A part is re-evaluated at a step when holding its previous derivative over this step too
-would hold it longer than its own stable step; otherwise its derivative is held, as
-MoorDyn does for lines whose CFL step exceeds the global one (``LocalSchemeBase``,
+A part is re-evaluated at a step when going on without evaluating it over this step too
+would exceed its own stable step since its last evaluation; otherwise it is not evaluated,
+as MoorDyn does for lines whose CFL step exceeds the global one (``LocalSchemeBase``,
 source/Time.cpp). Parts whose own step is not larger than the global step are therefore
-evaluated at every step. Without the protocol, ``leuler`` is ``euler`` and ``labP`` is
-``abP``, result for result. ``labP`` holds derivatives only on steps that use the full
-Adams-Bashforth history, starter steps evaluate every part (MoorDyn masks only once the
-history is full).
+evaluated at every step. A part not evaluated gets, for ``leuler``, its last derivative
+(held, MoorDyn's choice) and, for ``labP``, the polynomial extrapolation through its last
+P evaluations: holding would make the slow parts first order, extrapolation keeps them of
+order P at their own step (MoorDyn-C v2.7.1's factory actually maps ``lab2``..``lab4`` to
+the plain ``abP``). Without the protocol, ``leuler`` is ``euler`` and ``labP`` is ``abP``,
+result for result. ``labP`` skips parts only on steps that use the full Adams-Bashforth
+history; starter steps evaluate every part (MoorDyn masks only once the history is full).
 
-Memory (``get_state``): the held derivative ``held`` (n,), the time since each part's last
-evaluation ``age`` (parts,) and the time ``t`` the next step is expected to start at; a step
-starting elsewhere (a restore, a reset) evaluates every part.
+Memory (``get_state``, keys ``local.*``): the last evaluations of each part and their times,
+how many are stored, the time since each part's last evaluation, and the time ``t`` the
+next step is expected to start at; a step starting elsewhere (a restore of an older
+state, a reset) evaluates every part afresh.
 """
 
 from __future__ import annotations
@@ -81,50 +85,91 @@ def offers_partition(f: Any) -> bool:
 
 
 class LocalClock:
-    """Which parts to evaluate at each step, and their held derivatives."""
+    """Which parts to evaluate at each step, and the derivative of the others.
 
-    def __init__(self) -> None:
-        self.held: NDArray[np.float64] | None = None
-        self.age = np.zeros(0)
+    Parameters
+    ----------
+    points
+        Evaluations kept per part: a part that is not due is given the polynomial
+        extrapolation through its last ``points`` evaluations (1: the derivative held, as
+        MoorDyn; P for ``labP``, so that the slow parts keep the order P at their own step).
+    """
+
+    def __init__(self, *, points: int = 1) -> None:
+        self.points = points
+        self._reset()
+
+    def _reset(self) -> None:
+        self.evals = np.zeros((0, 0))  # (points, n), newest first, per part's slice
+        self.times = np.zeros((0, 0))  # (points, parts)
+        self.count = np.zeros(0)  # evaluations stored per part
+        self.age = np.zeros(0)  # time since each part's last evaluation, s
         self.t_next = 0.0
 
     def derivative(self, f: RHS, t: float, y: NDArray[np.float64], h: float,
                    hold: bool) -> NDArray[np.float64]:
-        """The derivative at (t, y), some parts held if ``hold`` and f allows it."""
+        """The derivative at (t, y), some parts extrapolated if ``hold`` and f allows it."""
         if not offers_partition(f):
             return f(t, y)
         parts = f.partition
         steps = np.asarray(f.part_steps, dtype=float)
-        fresh = (
-            self.held is None
-            or self.held.shape != y.shape
+        k = self.points
+        if (
+            self.evals.shape != (k, y.size)
             or self.age.size != len(parts)
             or abs(self.t_next - t) > 1e-9 * max(h, abs(t))
-        )
-        if fresh or not hold:
+        ):
+            self._reset()
+            self.evals = np.zeros((k, y.size))
+            self.times = np.zeros((k, len(parts)))
+            self.count = np.zeros(len(parts))
+            self.age = np.zeros(len(parts))
             due = np.ones(len(parts), dtype=bool)
-            d = np.empty_like(y)
+        elif hold:
+            due = (self.age + h > steps * (1.0 + 1e-9)) | (self.count < k)
         else:
-            due = self.age + h > steps * (1.0 + 1e-9)
-            d = self.held.copy()
+            due = np.ones(len(parts), dtype=bool)
+        d = np.empty_like(y)
         f.evaluate(t, y, [int(p) for p in np.flatnonzero(due)], d)
-        age = np.where(due, 0.0, self.age if self.age.size == len(parts) else 0.0) + h
-        self.held, self.age, self.t_next = d, age, t + h
+        for p, sl in enumerate(parts):
+            if due[p]:
+                self.evals[1:, sl] = self.evals[:-1, sl]
+                self.evals[0, sl] = d[sl]
+                self.times[1:, p] = self.times[:-1, p]
+                self.times[0, p] = t
+                self.count[p] = min(self.count[p] + 1, k)
+            else:
+                d[sl] = lagrange_weights(self.times[:, p], t) @ self.evals[:, sl]
+        self.age = np.where(due, 0.0, self.age) + h
+        self.t_next = t + h
         return d
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
-        if self.held is None:
+        if self.age.size == 0:
             return {}
-        return {"held": self.held.copy(), "age": self.age.copy(),
+        return {"evals": self.evals.copy(), "times": self.times.copy(),
+                "count": self.count.copy(), "age": self.age.copy(),
                 "t": np.array([self.t_next])}
 
     def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
-        if "held" in state:
-            self.held = np.array(state["held"], dtype=float)
+        if "evals" in state:
+            self.evals = np.array(state["evals"], dtype=float)
+            self.times = np.array(state["times"], dtype=float)
+            self.count = np.array(state["count"], dtype=float).reshape(-1)
             self.age = np.array(state["age"], dtype=float).reshape(-1)
             self.t_next = float(np.asarray(state["t"])[0])
         else:
-            self.held, self.age = None, np.zeros(0)
+            self._reset()
+
+
+def lagrange_weights(nodes: NDArray[np.float64], t: float) -> NDArray[np.float64]:
+    """Weights of the polynomial through values at ``nodes`` evaluated at ``t``, shape (k,)."""
+    w = np.ones(nodes.size)
+    for j in range(nodes.size):
+        for i in range(nodes.size):
+            if i != j:
+                w[j] *= (t - nodes[i]) / (nodes[j] - nodes[i])
+    return w
 
 
 class LocalEuler(TimeScheme):
@@ -134,7 +179,7 @@ class LocalEuler(TimeScheme):
     order = 1
 
     def __init__(self) -> None:
-        self.clock = LocalClock()
+        self.clock = LocalClock(points=1)
 
     def _step_impl(
         self, f: RHS, t: float, y: NDArray[np.float64], h: float
@@ -157,7 +202,7 @@ class _LocalAB:
 
     def __init__(self) -> None:
         super().__init__()  # type: ignore[call-arg]
-        self.clock = LocalClock()
+        self.clock = LocalClock(points=self.BETA.size)  # type: ignore[attr-defined]
 
     def _derivative(self, f: RHS, t: float, y: NDArray[np.float64], h: float,
                     full_history: bool) -> NDArray[np.float64]:
