@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_fmu import FMI_DISCARD, FMI_OK, drive
 
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
 from hydrofmu.timeschemes import SCHEMES, SemiImplicit, make_scheme
+from test_fmu import FMI_DISCARD, FMI_OK, drive
 
 pytestmark = [pytest.mark.fmu, pytest.mark.slow]
 

@@ -161,7 +161,9 @@ def test_names_errors_and_user_subclass() -> None:
 
 
 def test_non_finite_state_raises() -> None:
-    with pytest.raises(IntegrationError, match=r"'euler'.*non-finite state.*reduce max_internal_step"):
+    with pytest.raises(
+        IntegrationError, match=r"'euler'.*non-finite state.*reduce max_internal_step"
+    ):
         make_scheme("euler").step(lambda t, y: y * np.inf, 0.0, np.ones(2), 0.1)
 
 
@@ -262,7 +264,7 @@ def test_multistep_order_survives_off_grid_communication_points(name: str) -> No
     """Communication every 0.1 s on an internal grid of 0.03 s (then 0.015 s): two short
     steps per interval; they use the RK starter and leave the grid history intact, so the
     order stays within 0.3 of nominal and most steps are multistep ones."""
-    e1, s1 = _simulator_pattern(name, 0.03, 0.1, 2.0)
+    e1, _ = _simulator_pattern(name, 0.03, 0.1, 2.0)
     e2, s2 = _simulator_pattern(name, 0.015, 0.1, 2.0)
     order = make_scheme(name).order
     assert math.log2(e1 / e2) == pytest.approx(order, abs=0.3)
