@@ -1,6 +1,7 @@
 """Largest stable step of every time scheme on the seed's spring and on a stiff heave body.
 
-Run ``python docs/stability/run.py`` (about a minute); it writes ``stability.md`` (table)
+Run ``python docs/stability/run.py`` (3 min of CPU; 11 min on a loaded 2-core machine, the
+Anderson rows being the slowest); it writes ``stability.md`` (table)
 and ``stability.png`` (plot) next to itself.
 
 Both cases are linear oscillators ``r'' = -2 zeta w r' - w^2 r``, so stability depends on
