@@ -80,8 +80,10 @@ def build_trivial(folder: Path, counts: dict[str, int]) -> Path:
 class Driver:
     """An initialized fmpy FMU2Slave with its input and output value references."""
 
-    def __init__(self, fmu: Path, name: str) -> None:
+    def __init__(self, fmu: Path, name: str, parameters: dict[str, str | float] | None = None
+                 ) -> None:
         md = read_model_description(str(fmu))
+        variables = {v.name: v for v in md.modelVariables}
         self.unzipdir = extract(str(fmu))
         self.fmu = FMU2Slave(
             guid=md.guid,
@@ -97,6 +99,12 @@ class Driver:
         guard_interpreter_exit(Path(self.unzipdir) / "resources", md.coSimulation.modelIdentifier)
         self.fmu.setupExperiment(startTime=0.0)
         self.fmu.enterInitializationMode()
+        for key, value in (parameters or {}).items():
+            vr = [variables[key].valueReference]
+            if isinstance(value, str):
+                self.fmu.setString(vr, [value])
+            else:
+                self.fmu.setReal(vr, [float(value)])
         self.fmu.exitInitializationMode()
         self.time = 0.0
 

@@ -366,7 +366,27 @@ def scenario_broken_model(req: dict[str, Any]) -> dict[str, Any]:
     return {"instantiated": True, "error": "", "messages": messages}
 
 
+def scenario_sweep(req: dict[str, Any]) -> dict[str, Any]:
+    """Several runs of one FMU, each in a fresh instance with its own parameters: the
+    statuses, the requested outputs after every communication step, the messages."""
+    results = []
+    for k, run in enumerate(req["runs"]):
+        inst = Instance(req["fmu"], f"sweep{k}")
+        inst.start(run["parameters"])
+        rows, statuses = [], []
+        for _ in range(run["steps"]):
+            status = inst.step(run["dt"])
+            statuses.append(status)
+            rows.append(inst.get(run["outputs"]).tolist())
+            if status != 0:
+                break
+        results.append({"rows": rows, "statuses": statuses, "messages": list(inst.messages)})
+        inst.close()
+    return {"runs": results}
+
+
 SCENARIOS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "sweep": scenario_sweep,
     "diverge": scenario_diverge,
     "simulate": scenario_simulate,
     "nan_input": scenario_nan_input,

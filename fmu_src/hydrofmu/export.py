@@ -55,7 +55,7 @@ RUNTIME_MODULES: list[str] = [
     "layout.py",
     "constraints.py",
     "system.py",
-    "timeschemes.py",
+    "timeschemes.py", "schemes/*.py",
     "fmi_slave.py",
 ]
 

@@ -1,0 +1,14 @@
+"""MoorDyn-C v2's family of time schemes for ``y' = f(t, y)`` (see :mod:`.registry`).
+
+Modules: :mod:`.base` (interface), :mod:`.runge_kutta` (euler, heun, rk2heun, rk2, rk3,
+rk4), :mod:`.adams_bashforth` (ab2..ab5), :mod:`.semi_implicit` (beulerN, midpointN,
+andersonN, acaN, wilsonN), :mod:`.local` (leuler, lab2..lab5 and the partition protocol),
+:mod:`.registry` (``SCHEMES``, ``make_scheme``). Bundled in the FMU: modules import each
+other, never this ``__init__`` (it is regenerated empty in the FMU).
+"""
+
+from .base import TimeScheme
+from .local import PartitionedRHS
+from .registry import SCHEMES, make_scheme, scheme_names
+
+__all__ = ["SCHEMES", "PartitionedRHS", "TimeScheme", "make_scheme", "scheme_names"]
