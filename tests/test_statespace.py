@@ -116,12 +116,13 @@ def test_damping_error_per_entry_within_tolerance_plus_the_kernels_own_error(bod
     # recompute one entry from scratch: heave on the band of the report
     w = hd.omega[hd.omega <= ROUNDTRIP_BAND_FRACTION * hd.omega[-1]]
     b33 = hd.radiation_damping[: w.size, 2, 2]
-    e33 = np.max(np.abs(real.damping(w)[:, 2, 2] - b33)) / np.abs(hd.radiation_damping[:, 2, 2]).max()
+    e33 = np.max(np.abs(real.damping(w)[:, 2, 2] - b33))
+    e33 /= np.abs(hd.radiation_damping[:, 2, 2]).max()
     assert e33 == pytest.approx(errors[(2, 2)], rel=1e-9)  # same formula, same numbers
 
 
 def test_report_lists_every_entry_with_order_and_errors(body):
-    name, hd, real = body
+    _name, _hd, real = body
     text = real.report()
     for f in _kernel_fits(real):
         line = next(x for x in text.splitlines() if x.startswith(f"K[{f.row},{f.col}]"))
@@ -137,8 +138,8 @@ def test_report_lists_every_entry_with_order_and_errors(body):
 
 
 def test_every_realisation_is_stable_and_passive_on_an_independent_grid(body):
-    name, hd, real = body
-    a, b, c = real.matrices()
+    _name, hd, real = body
+    a, _b, _c = real.matrices()
     assert np.linalg.eigvals(a).real.max() < 0.0
     # a grid the identification did not use: linear, finer, 0 .. 50 x the data's range
     w = np.linspace(1e-4, 50.0 * hd.omega[-1], 20011)
@@ -293,7 +294,11 @@ def test_state_space_force_matches_the_convolution_integral(name):
         bound += 1e-3 * np.abs(f_conv[:, i]).max()
         diff = np.abs(f_ss[:, i] - f_conv[:, i]).max()
         assert diff <= bound, (name, i, diff, bound)
-        print(name, i, "diff", diff / np.abs(f_conv[:, i]).max(), "bound", bound / np.abs(f_conv[:, i]).max())
+        # and in plain terms: the IRF tolerance (1 % of ||K||) and the passivity
+        # correction (~1 % of the largest damping on the default sphere, 0.3 % on the
+        # cylinder, nearly constant in the band when a is low) move the force by about 1
+        # % of its peak and up to 3.6 % (default sphere surge, measured) -> 5 %
+        assert diff <= 0.05 * np.abs(f_conv[:, i]).max(), (name, i, diff)
 
 
 # --------------------------------------------------------------------------------------
@@ -302,7 +307,7 @@ def test_state_space_force_matches_the_convolution_integral(name):
 
 
 def test_runtime_class_is_the_assembled_system(body):
-    name, hd, real = body
+    _name, _hd, real = body
     rt = real.runtime()
     a, b, c = real.matrices()
     ad, bd, cd = rt.dense()

@@ -43,37 +43,40 @@ the passivity check covers a dense grid far beyond it.
 
 Checks and repairs
 ------------------
+- *Common poles per coupled group*: the DOFs linked by non-negligible entries (for one
+  axisymmetric body: surge-pitch, sway-roll, heave) share one pole set, from ERA on the
+  stacked Hankel matrices of the group's entries; each entry has its own residues (and
+  its own states). The surge-pitch block of B(w) of an axisymmetric body has rank one
+  (both DOFs radiate the same ``cos theta`` far-field mode, ``B_15^2 = B_11 B_55``, exactly
+  so for the BEMIO sphere); residues are linear in the data, so common poles keep that
+  relation in the realisation. Independent per-entry fits do not, and made the realised
+  B indefinite by up to 2 % of the largest damping (measured, BEMIO sphere).
+- ``B_ss(0) = int K_ss dt = 0`` is imposed exactly in the residue fit (no radiation
+  damping at zero frequency), which removes the low-frequency violations.
 - *Stability*: a fitted pole with ``Re lambda >= 0`` (ERA on a kernel that has not
   decayed) is reflected to ``-|Re lambda| + i Im lambda`` and the residues are re-fitted;
-  the entry's report says so. A pole ``mu <= 0`` on the negative real axis (no real
+  the entry's notes say so. A pole ``mu <= 0`` on the negative real axis (no real
   logarithm: a mode at the Nyquist frequency of ``delta``) is dropped.
-- *Passivity*: the realised damping matrix ``B_ss(w) = Re K_ss(iw) + D`` (n x n, the entries
-  of the symmetrised kernel so that it is symmetric and equal to the Hermitian part of
-  ``K_ss(iw)``) must be positive semi-definite on a dense grid ``0 .. PASSIVITY_SPAN *
-  max(omega_max, fastest pole)``, refined around every pole. Its eigenvalues are compared, after scaling by
-  ``D^-1/2 B D^-1/2`` with ``D`` the largest BEM diagonal damping of each DOF (units
-  differ between translations and rotations), with ``-passivity_tolerance``. A failure is
-  repaired by the smallest diagonal feed-through ``D = delta * diag(max B_ii)`` (a
-  constant linear damping, ``F_rad = -C x - D v``) that lifts the scaled eigenvalues to
-  zero: exact on the grid, and its cost is an error ``delta`` (relative to each DOF's
-  largest damping) in B(w), which the report includes. A repair larger than the
-  tolerance is refused with :class:`~hydrofmu.errors.HydroDataError` naming the entry
-  that carries the negative eigenvector.
+- *Passivity*: the realised damping matrix ``B_ss(w) = Re K_ss(iw)`` (n x n, from the
+  symmetrised kernel, so it is symmetric and equal to the Hermitian part of ``K_ss(iw)``)
+  must be positive semi-definite on a dense grid (log-spaced up to ``PASSIVITY_SPAN``
+  times the fastest of omega_max and the poles, the BEM frequencies, and 161 points
+  around every pole). Its eigenvalues, after scaling ``D^-1/2 B D^-1/2`` by the largest
+  BEM diagonal damping of each DOF (units differ), are compared with
+  ``-passivity_tolerance`` (1e-9, round-off). On failure the group's order is first
+  raised (up to ``max_order``, keeping the best margin); what remains is repaired by a
+  passive high-pass damping ``K_c(s) = D s / (s + a)`` on the diagonal
+  (:func:`_passivity_correction`, one extra state and a feed-through per DOF, reported as
+  its own entry), or refused with :class:`~hydrofmu.errors.HydroDataError` naming the
+  entry when it would change B(w) on the data's range by more than
+  :data:`PASSIVITY_REPAIR_LIMIT`, or when ``repair=False``.
 
-  Why a repair is needed at all (measured on the three bundled bodies): the violations sit
-  just above ``omega_max`` (Gibbs ripple of the hard cut of B at ``omega_max``, which the
-  realisation reproduces and continues beyond it, -2e-3 to -1e-2 of the largest damping)
-  and in the surge-pitch / sway-roll blocks, which for an axisymmetric body are of rank
-  one (both DOFs radiate the same ``cos theta`` far-field mode, ``B_15^2 = B_11 B_55``):
-  independently fitted entries cannot keep a determinant that is exactly zero, so the
-  smallest eigenvalue goes negative at the level of the fit error. Raising the order does
-  not remove either (tried: order 10 still fails). Residue perturbation (a quadratic
-  programme on the output vectors, Grivet-Talocia) was tried and needed minutes per body
-  on this machine to converge; the feed-through is exact and cheap.
-
-The kernel is symmetrised before the fit, ``(K_ij + K_ji) / 2``: the BEM damping is
-symmetric (reciprocity), and one fit serves both entries, so the realised ``B_ss`` is
-exactly symmetric. The largest data asymmetry is reported.
+  What remains after the order raise (measured): -0.2 % to -1 % of the largest damping,
+  just above ``omega_max``, where the realisation continues the Gibbs ripple of the hard
+  cut of B at ``omega_max`` (largest for the default sphere, whose B is cut at 5 rad/s
+  while still large). A residue-perturbation repair (a quadratic programme on the output
+  vectors) was tried first; it needed minutes per body on this machine and did not always
+  converge, so it was dropped.
 """
 
 from __future__ import annotations
@@ -238,9 +241,8 @@ def _modal_matrices(
     return a, b
 
 
-#: Largest number of Hankel rows of ERA; longer kernels are decimated for the pole
-#: estimate only (the residues are fitted on every sample).
-HANKEL_ROWS: int = 50
+#: Largest number of Hankel rows of ERA (the SVD is the cost of the identification).
+HANKEL_ROWS: int = 80
 
 
 def _era_svd(h: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
@@ -376,11 +378,14 @@ def _coupled_groups(mask: NDArray[np.bool_]) -> list[list[int]]:
 
 def _fit_group(
     t: NDArray[np.float64], ksym: NDArray[np.float64], pairs: list[tuple[int, int]], *,
-    tolerance: float, max_order: int, order: int | None,
+    tolerance: float, max_order: int, order: int | None, omega_max: float,
     margin_of: Any = None,
 ) -> dict[tuple[int, int], EntryFit]:
     """Fit every entry of a coupled group with common poles (multi-output ERA).
 
+    ERA sees the kernel at ``delta = pi / (4 omega_max)`` (decimated if the grid is
+    finer) and its first ``2 HANKEL_ROWS`` samples (the poles are set by the early,
+    large part; the residues are then fitted on every sample of the whole kernel).
     The order is the smallest that meets ``tolerance``; if ``margin_of(fits)`` (the
     group's passivity margin) is then negative, the order is raised while it stays so,
     keeping the order with the best margin (the remaining violation is repaired or
@@ -395,9 +400,9 @@ def _fit_group(
     different poles break that and make B_ss indefinite (measured: -2 % on the BEMIO
     sphere).
     """
-    step = max(1, math.ceil((t.size - 1) / (2 * HANKEL_ROWS)))
+    step = max(1, math.floor(math.pi / (4.0 * omega_max) / float(t[1] - t[0]) + 1e-9))
     delta = float(t[step] - t[0])
-    m = (t[::step].size - 1) // 2
+    m = min(HANKEL_ROWS, (t[::step].size - 1) // 2)
     idx = np.arange(m)[:, None] + np.arange(m)[None, :]
     h0, h1 = [], []
     for i, j in pairs:
@@ -832,6 +837,7 @@ def realise_kernel(
     for group in _coupled_groups(mask):
         gp = [p for p in pairs if p[0] in group]
         fits.update(_fit_group(tv, ksym, gp, tolerance=tol, max_order=max_ord, order=order,
+                               omega_max=float(w[-1]),
                                margin_of=group_margin))
 
     notes: list[str] = []
