@@ -68,8 +68,9 @@ Checks and repairs
   passive high-pass damping ``K_c(s) = D s / (s + a)`` on the diagonal
   (:func:`hydrofmu.statespace_model.passivity_correction`, one extra state and a
   feed-through per DOF, reported as its own entry), or refused with
-  :class:`~hydrofmu.errors.HydroDataError` naming the entry when it would change B(w) on the data's range by more than
-  :data:`PASSIVITY_REPAIR_LIMIT`, or when ``repair=False``.
+  :class:`~hydrofmu.errors.HydroDataError` naming the entry when it would change B(w)
+  on the data's range by more than :data:`PASSIVITY_REPAIR_LIMIT` (2 %), or when
+  ``repair=False``.
 
   What remains after the order raise (measured): -0.2 % to -1 % of the largest damping,
   just above ``omega_max``, where the realisation continues the Gibbs ripple of the hard
