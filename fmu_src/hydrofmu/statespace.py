@@ -173,9 +173,9 @@ def realise_kernel(
     max_order
         Largest number of states per entry (``ss_max_order``).
     order
-        If given, every entry gets exactly this order (no tolerance check): to study or
-        test a too-low order. Stability and passivity are still checked; passivity is
-        then not repaired.
+        If given, every coupled group gets this ERA order (no tolerance check, no order
+        raise for passivity): to study or test a too-low order. Stability and passivity
+        are still checked (and repaired unless ``repair=False``).
     passivity_tolerance
         Allowed negative eigenvalue of the scaled realised damping, see
         :data:`DEFAULT_PASSIVITY_TOLERANCE`.
