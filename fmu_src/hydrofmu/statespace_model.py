@@ -72,43 +72,61 @@ class RadiationRealisation:
     notes: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------ assembled system
+    def _state_blocks(self) -> list[tuple[EntryFit, list[EntryFit]]]:
+        """Entries that share poles and input (same group, same radiating DOF) share
+        their states: one block per (pole set, input), with every entry's output row."""
+        blocks: dict[tuple[int, bytes], tuple[EntryFit, list[EntryFit]]] = {}
+        for f in self.fits:
+            key = (f.col, f.poles.tobytes())
+            if key in blocks:
+                blocks[key][1].append(f)
+            else:
+                blocks[key] = (f, [f])
+        return list(blocks.values())
+
     @property
     def n_states(self) -> int:
-        """Total number of states."""
-        return sum(f.order for f in self.fits)
+        """Number of states of the assembled system (shared states counted once)."""
+        return sum(first.order for first, _ in self._state_blocks())
 
     def matrices(self) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """Dense ``A`` (ns, ns), ``B`` (ns, n), ``C`` (n, ns): ``x' = A x + B v``,
-        ``F_rad = -C x``. Block diagonal ``A``; for large models use :meth:`runtime`."""
+        ``F_rad = -C x - D v`` (``D`` = :attr:`feedthrough`). Block diagonal ``A``; for
+        large models use :meth:`runtime`."""
         ns = self.n_states
         a = np.zeros((ns, ns))
         b = np.zeros((ns, self.n))
         c = np.zeros((self.n, ns))
         k = 0
-        for f in self.fits:
-            r = f.order
-            a[k : k + r, k : k + r] = f.a
-            b[k : k + r, f.col] = f.b
-            c[f.row, k : k + r] = f.c
+        for first, members in self._state_blocks():
+            r = first.order
+            a[k : k + r, k : k + r] = first.a
+            b[k : k + r, first.col] = first.b
+            for f in members:
+                c[f.row, k : k + r] += f.c
             k += r
         return a, b, c
 
     def runtime_arrays(self) -> dict[str, Any]:
-        """The sparse per-state arrays of :class:`StateSpaceRadiation` (see there)."""
-        diag, off, partner, bvec, inp, cvec, out = [], [], [], [], [], [], []
+        """The sparse arrays of :class:`StateSpaceRadiation` (see there)."""
+        diag, off, partner, bvec, inp = [], [], [], [], []
+        cvec, out, ostate = [], [], []
         k = 0
-        for f in self.fits:
-            r = f.order
+        for first, members in self._state_blocks():
+            r = first.order
             for q in range(r):
-                diag.append(f.a[q, q])
+                diag.append(first.a[q, q])
                 # the modal form has at most one off-diagonal entry per row
-                nz = [p for p in range(r) if p != q and f.a[q, p] != 0.0]
-                off.append(f.a[q, nz[0]] if nz else 0.0)
+                nz = [p for p in range(r) if p != q and first.a[q, p] != 0.0]
+                off.append(first.a[q, nz[0]] if nz else 0.0)
                 partner.append(k + (nz[0] if nz else q))
-                bvec.append(f.b[q])
-                inp.append(f.col)
-                cvec.append(f.c[q])
-                out.append(f.row)
+                bvec.append(first.b[q])
+                inp.append(first.col)
+                for f in members:
+                    if f.c[q] != 0.0:
+                        cvec.append(f.c[q])
+                        out.append(f.row)
+                        ostate.append(k + q)
             k += r
         return {
             "n": self.n,
@@ -119,6 +137,7 @@ class RadiationRealisation:
             "inputs": np.array(inp, dtype=np.intp),
             "c": np.array(cvec, dtype=float),
             "outputs": np.array(out, dtype=np.intp),
+            "output_states": np.array(ostate, dtype=np.intp),
             "feedthrough": np.array(self.feedthrough, dtype=float),
         }
 

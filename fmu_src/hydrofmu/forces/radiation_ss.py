@@ -3,10 +3,11 @@
 The realisation is built at export time by :mod:`hydrofmu.statespace`; this class only
 evaluates it. Every kernel entry ``K_ij`` has its own states in real modal form, so the
 system matrix is block diagonal with 1x1 (real pole) and 2x2 (complex pair) blocks and
-every state is driven by one velocity and feeds one force::
+every state is driven by one velocity; the output terms ``m`` each take one state to one
+force (entries that share poles and input share their states)::
 
     x_k' = diag_k x_k + off_k x_{partner_k} + b_k v_{inputs_k}
-    F_i  = -sum_{k: outputs_k = i} c_k x_k - D_i v_i
+    F_i  = -sum_{m: outputs_m = i} c_m x_{output_states_m} - D_i v_i
 
 ``D`` is a small diagonal feed-through (constant damping) that the identification adds
 only when it is needed to make the realised damping passive (see
@@ -51,9 +52,12 @@ class StateSpaceRadiation:
     inputs
         Velocity index driving each state, shape (ns,), int in ``0..n-1``.
     c
-        Output gains, shape (ns,), units of the kernel (N/(m s), N/s, N m/s).
+        Output gains, shape (m,), units of the kernel (N/(m s), N/s, N m/s).
     outputs
-        Force index fed by each state, shape (ns,), int in ``0..n-1``.
+        Force index of each output term, shape (m,), int in ``0..n-1``.
+    output_states
+        State of each output term, shape (m,), int in ``0..ns-1``; default
+        ``arange(ns)`` (one output term per state, ``m = ns``).
     feedthrough
         Diagonal feed-through ``D``, shape (n,), N s/m and N m s, >= 0; default zeros.
 
@@ -78,6 +82,7 @@ class StateSpaceRadiation:
         inputs: ArrayLike,
         c: ArrayLike,
         outputs: ArrayLike,
+        output_states: ArrayLike | None = None,
         feedthrough: ArrayLike | None = None,
     ) -> None:
         self.n = int(n)
@@ -89,10 +94,17 @@ class StateSpaceRadiation:
         self.partner = _vector(partner, "partner", np.intp, ns)
         self.b = _vector(b, "b", float, ns)
         self.inputs = _vector(inputs, "inputs", np.intp, ns)
-        self.c = _vector(c, "c", float, ns)
-        self.outputs = _vector(outputs, "outputs", np.intp, ns)
+        self.c = _vector(c, "c", float, None)
+        m = self.c.size
+        self.outputs = _vector(outputs, "outputs", np.intp, m)
+        self.output_states = (np.arange(ns) if output_states is None
+                              else _vector(output_states, "output_states", np.intp, m))
+        if self.output_states.size != m:
+            raise HydroDataError(f"c must have one value per state ({ns}) when "
+                                 "output_states is not given", value=m)
         for name, arr, top in (("partner", self.partner, ns), ("inputs", self.inputs, self.n),
-                               ("outputs", self.outputs, self.n)):
+                               ("outputs", self.outputs, self.n),
+                               ("output_states", self.output_states, ns)):
             if arr.size and (arr.min() < 0 or arr.max() >= top):
                 raise HydroDataError(f"{name} indices must lie in 0..{top - 1}")
         self.feedthrough = (np.zeros(self.n) if feedthrough is None
@@ -149,7 +161,8 @@ class StateSpaceRadiation:
         v
             Body velocities, shape (n,), m/s and rad/s (used by the feed-through only).
         """
-        f = -np.bincount(self.outputs, weights=self.c * x, minlength=self.n)
+        f = -np.bincount(self.outputs, weights=self.c * x[self.output_states],
+                         minlength=self.n)
         if self._has_feedthrough:
             f -= self.feedthrough * v
         return f
@@ -164,5 +177,5 @@ class StateSpaceRadiation:
         b = np.zeros((ns, self.n))
         b[k, self.inputs] = self.b
         c = np.zeros((self.n, ns))
-        c[self.outputs, k] = self.c
+        np.add.at(c, (self.outputs, self.output_states), self.c)
         return a, b, c
