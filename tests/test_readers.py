@@ -25,7 +25,6 @@ from hydrofmu.hydrodata import (
     read_hydro_bodies,
 )
 from hydrofmu.hydrodata.checks import HydroDataWarning
-from hydrofmu.hydrodata.readers import UnsupportedFormatError
 
 SPHERE_RADIUS = 5.0  # m, examples/data/README.md
 CPT_DOFS = ["Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw"]

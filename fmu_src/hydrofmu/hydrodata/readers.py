@@ -3,8 +3,9 @@
 :func:`read_hydro` dispatches on the file suffix to :func:`read_capytaine` (``.nc``),
 :func:`read_bemio` (``.h5``) or :func:`read_wamit` (``.out``); :func:`read_hydro_bodies`
 does the same for all the bodies of a file with their coupling
-(:class:`~hydrofmu.hydrodata.multibody.MultiBodyData`). This module also holds what both readers share: the
-infinite-frequency added-mass estimate used when a file has none, and the body selection.
+(:class:`~hydrofmu.hydrodata.multibody.MultiBodyData`). This module also holds what the
+readers share: the infinite-frequency added-mass estimate used when a file has none,
+and the body selection.
 The heavy libraries (xarray, h5py) are imported by the reader modules only when a file is
 read, so importing this module costs nothing at run time.
 """
