@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from paths import WAMIT_RM3
 
 from hydrofmu.errors import HydroDataError
 from hydrofmu.hydrodata import (
@@ -22,6 +21,7 @@ from hydrofmu.hydrodata import (
 )
 from hydrofmu.hydrodata.checks import HydroDataWarning
 from hydrofmu.hydrodata.readers_wamit import read_wamit, read_wamit_bodies
+from paths import WAMIT_RM3
 
 RHO = 1000.0   # kg/m^3, the reader's default (WAMIT does not print it)
 G = 9.81       # m/s^2, printed in the header (line 301)
