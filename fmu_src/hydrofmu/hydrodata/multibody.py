@@ -40,6 +40,9 @@ class MultiBodyData:
         B(omega), shape (nw, 6N, 6N), SI.
     added_mass_inf
         A_inf, shape (6N, 6N), SI.
+    added_mass_zero
+        A(omega = 0), shape (6N, 6N), SI, when the source gives it (WAMIT's ``Wave period
+        = infinite`` block), else ``None``.
     source
         Where the data came from.
     notes
@@ -50,6 +53,7 @@ class MultiBodyData:
     added_mass: NDArray[np.float64]
     radiation_damping: NDArray[np.float64]
     added_mass_inf: NDArray[np.float64]
+    added_mass_zero: NDArray[np.float64] | None = None
     source: str = ""
     notes: tuple[str, ...] = ()
 
@@ -82,6 +86,12 @@ class MultiBodyData:
                                      f"{shape} for {len(bodies)} bodies and {nw} frequencies",
                                      value=arr.shape)
             object.__setattr__(self, name, arr)
+        if self.added_mass_zero is not None:
+            a0 = np.asarray(self.added_mass_zero, dtype=float)
+            if a0.shape != (n, n):
+                raise HydroDataError(f"MultiBodyData.added_mass_zero has shape {a0.shape}, "
+                                     f"expected {(n, n)}", value=a0.shape)
+            object.__setattr__(self, "added_mass_zero", a0)
         for k, b in enumerate(bodies):
             s = slice(6 * k, 6 * k + 6)
             for full, own in (("added_mass", "added_mass"),
@@ -196,4 +206,6 @@ class MultiBodyData:
             added_mass=self.added_mass[:, dofs][:, :, dofs],
             radiation_damping=self.radiation_damping[:, dofs][:, :, dofs],
             added_mass_inf=self.added_mass_inf[np.ix_(dofs, dofs)],
+            added_mass_zero=(None if self.added_mass_zero is None
+                             else self.added_mass_zero[np.ix_(dofs, dofs)]),
             source=self.source, notes=self.notes)

@@ -146,7 +146,7 @@ def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
     -------
     MultiBodyData
         Dimensional 6N x 6N A(omega), B(omega), A_inf (the ``Wave period = zero`` block,
-        source ``"file"``), and one :class:`HydroData` per body (named after its geometry
+        source ``"file"``), A(0) (the ``Wave period = infinite`` block, when present), and one :class:`HydroData` per body (named after its geometry
         file) with its excitation (nw, nb, 6), hydrostatics and centres.
 
     Raises
@@ -391,6 +391,9 @@ def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: f
             x[w, h] = mod * np.exp(1j * pha) * m_scale
 
     zero = [q for q in periods if q.period == 0.0]
+    static = [q for q in periods if q.period == math.inf]
+    a_zero = (matrix(static[0], static[0].a, "zero-frequency added mass") if static
+              else None)
     notes_common = [
         f"WAMIT .out: rho = {rho} kg/m^3 (not in the file), g = {g} m/s^2, ULEN = {ulen} m; "
         "values made dimensional as A = rho L^k Abar, B = rho w L^k Bbar, X = rho g L^m Xbar, "
@@ -451,5 +454,6 @@ def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: f
             notes=tuple(notes),
         ))
     return MultiBodyData(bodies=tuple(hds), added_mass=a, radiation_damping=b,
-                         added_mass_inf=a_inf, source=f"{p} (WAMIT .out)",
+                         added_mass_inf=a_inf, added_mass_zero=a_zero,
+                         source=f"{p} (WAMIT .out)",
                          notes=tuple(notes_common))

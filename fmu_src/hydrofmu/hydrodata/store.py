@@ -15,7 +15,8 @@ Layout of the ``.npz`` (``np.savez_compressed``, read with ``allow_pickle=False`
 - ``body<k>.<field>``: one array per array field of body ``k`` (dtype kept: float64,
   complex128), ``body<k>.inertia_matrix`` only when the body has one.
 - optional, when the payload has ``"multibody"``: ``multibody.added_mass``,
-  ``multibody.radiation_damping``, ``multibody.added_mass_inf`` (the 6N x 6N matrices)
+  ``multibody.radiation_damping``, ``multibody.added_mass_inf`` (the 6N x 6N matrices),
+  ``multibody.added_mass_zero`` when the data has it,
   and a header entry ``"multibody": {"source": ..., "notes": [...]}``; the bodies are the
   payload's bodies (stored once).
 """
@@ -129,6 +130,8 @@ def save_model(path: str | Path, payload: dict[str, Any]) -> Path:
     if multibody is not None:
         for name in _MULTIBODY_ARRAYS:
             arrays[f"multibody.{name}"] = np.asarray(getattr(multibody, name))
+        if multibody.added_mass_zero is not None:
+            arrays["multibody.added_mass_zero"] = np.asarray(multibody.added_mass_zero)
         header["multibody"] = {"source": str(multibody.source),
                                "notes": [str(n) for n in multibody.notes]}
     try:
@@ -228,6 +231,7 @@ def load_model(path: str | Path) -> dict[str, Any]:
         out["multibody"] = MultiBodyData(
             bodies=tuple(bodies),
             **{n: data[f"multibody.{n}"] for n in _MULTIBODY_ARRAYS},
+            added_mass_zero=data.get("multibody.added_mass_zero"),
             source=str(entry.get("source", "")),
             notes=tuple(str(n) for n in entry.get("notes", [])))
     return out
