@@ -146,8 +146,9 @@ def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
     -------
     MultiBodyData
         Dimensional 6N x 6N A(omega), B(omega), A_inf (the ``Wave period = zero`` block,
-        source ``"file"``), A(0) (the ``Wave period = infinite`` block, when present), and one :class:`HydroData` per body (named after its geometry
-        file) with its excitation (nw, nb, 6), hydrostatics and centres.
+        source ``"file"``), A(0) (the ``Wave period = infinite`` block, when present),
+        and one :class:`HydroData` per body (named after its geometry file) with its
+        excitation (nw, nb, 6), hydrostatics and centres.
 
     Raises
     ------
