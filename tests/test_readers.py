@@ -592,3 +592,16 @@ def test_capytaine3_real_solver_output(tmp_path: Path) -> None:
     assert hd.rho == 1025.0
     np.testing.assert_allclose(hd.center_of_gravity, [0.0, 0.0, -0.2], atol=1e-15)
     assert hd.displaced_volume == pytest.approx(float(ds["disp_mass"]) / 1025.0, rel=EXACT)
+
+
+def test_single_body_file_as_bodies(data_dir: Path) -> None:
+    """One body through read_hydro_bodies: the same data as read_hydro, N = 1."""
+    for name in ("cylinder_capytaine.nc", "sphere_bemio.h5"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HydroDataWarning)
+            mb = read_hydro_bodies(data_dir / name)
+            hd = read_hydro(data_dir / name)
+        assert mb.n_bodies == 1
+        np.testing.assert_array_equal(mb.added_mass, hd.added_mass)
+        np.testing.assert_array_equal(mb.added_mass_inf_matrix(b2b=False), hd.added_mass_inf)
+        np.testing.assert_array_equal(mb.excitation, hd.excitation)

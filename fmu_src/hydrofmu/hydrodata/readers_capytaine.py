@@ -113,8 +113,10 @@ def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyD
     """
     p = check_file(path)
     ds = _open(p)
-    names = list(_bodies(_merge_complex(ds, p), [_str(v) for v in ds["radiating_dof"].values],
-                         p)) if "radiating_dof" in ds.coords else [None]
+    if "radiating_dof" not in ds.coords:
+        raise HydroDataError(f"{p}: no 'radiating_dof' coordinate: not a Capytaine dataset "
+                             "with radiation results", value="radiating_dof")
+    names = list(_bodies(ds, [_str(v) for v in ds["radiating_dof"].values], p))
     parts = [_read_dataset(ds, p, name) for name in names]
     bodies = tuple(hd for hd, _ in parts)
     a = np.concatenate([rows[0] for _, rows in parts], axis=1)
