@@ -285,3 +285,22 @@ def test_model_consistency_and_subset(rm3: MultiBodyData) -> None:
     np.testing.assert_array_equal(un.added_mass_inf, rm3.added_mass_inf_matrix(b2b=False))
     with pytest.raises(HydroDataError, match=r"no body 'plate'; available"):
         rm3.block("plate", 0)
+
+
+def test_haskind_when_no_diffraction_and_rotated_body_refused(tmp_path: Path,
+                                                              rm3: MultiBodyData) -> None:
+    text = WAMIT_RM3.read_text(encoding="latin-1")
+    haskind = tmp_path / "haskind.out"
+    haskind.write_text(text.replace("DIFFRACTION EXCITING", "HASKIND EXCITING"),
+                       encoding="latin-1")
+    mb = _quiet(haskind)
+    np.testing.assert_array_equal(mb.excitation, rm3.excitation)
+    assert any("haskind exciting forces" in n for n in mb.notes)
+    assert any("diffraction exciting forces" in n for n in rm3.notes)
+    rotated = tmp_path / "rotated.out"
+    rotated.write_text(text.replace("PHIBODY =   0.0", "PHIBODY =  90.0", 1),
+                       encoding="latin-1")
+    from hydrofmu.hydrodata.readers import UnsupportedFormatError
+
+    with pytest.raises(UnsupportedFormatError, match=r"PHIBODY = 90.0 deg"):
+        read_wamit_bodies(rotated, check=False)
