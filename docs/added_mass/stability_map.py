@@ -25,6 +25,7 @@ a non-finite or diverging step) counts as unstable.
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from pathlib import Path
@@ -42,6 +43,7 @@ STOP = 40.0        # s
 COMM_STEP = 0.1    # s
 
 
+@functools.lru_cache(maxsize=1)
 def sphere_a33() -> float:
     """A33_inf of the embedded sphere, kg."""
     from hydrofmu.config import default_config
