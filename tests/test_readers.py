@@ -17,9 +17,14 @@ import pytest
 import xarray as xr
 
 from hydrofmu.errors import HydroDataError
-from hydrofmu.hydrodata import HydroData, read_bemio, read_capytaine, read_hydro
+from hydrofmu.hydrodata import (
+    HydroData,
+    read_bemio,
+    read_capytaine,
+    read_hydro,
+    read_hydro_bodies,
+)
 from hydrofmu.hydrodata.checks import HydroDataWarning
-from hydrofmu.hydrodata.readers import UnsupportedFormatError
 
 SPHERE_RADIUS = 5.0  # m, examples/data/README.md
 CPT_DOFS = ["Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw"]
@@ -267,11 +272,55 @@ def test_garbage_hdf5(tmp_path: Path) -> None:
         read_hydro(_garbage(tmp_path / "garbage.h5"))
 
 
-def test_wamit_out_not_yet(data_dir: Path) -> None:
-    with pytest.raises(UnsupportedFormatError, match=r"WAMIT.*multibody work") as info:
-        read_hydro(data_dir / "rm3_wamit.out")
-    assert isinstance(info.value, NotImplementedError)
-    assert isinstance(info.value, HydroDataError)
+def test_wamit_out_dispatch(data_dir: Path) -> None:
+    """``.out`` goes to the WAMIT reader (tests/test_wamit.py checks its values)."""
+    with pytest.raises(HydroDataError, match=r"2 bodies \('float' \(body1\), 'spar' "
+                                             r"\(body2\)\); choose one"):
+        read_hydro(data_dir / "rm3_wamit.out", check=False)
+    spar = read_hydro(data_dir / "rm3_wamit.out", body="body2", check=False)
+    assert spar.name == "spar" and spar.reference_point[2] == -21.29
+
+
+def test_bemio_bodies_keep_the_coupling(data_dir: Path, tmp_path: Path,
+                                        sphere: HydroData) -> None:
+    """The two-body file's coupling columns are 0.1 x the row body's own block."""
+    path = tmp_path / "two.h5"
+    _two_body_bemio(data_dir, path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HydroDataWarning)
+        mb = read_hydro_bodies(path)
+        plate = read_bemio(path, body="plate")
+    assert mb.names == ("float", "plate")
+    np.testing.assert_array_equal(mb.bodies[1].added_mass, plate.added_mass)
+    np.testing.assert_allclose(mb.block(0, 1), 0.1 * sphere.added_mass_inf, rtol=EXACT)
+    np.testing.assert_allclose(mb.block(1, 0), 0.2 * sphere.added_mass_inf, rtol=EXACT)
+    np.testing.assert_allclose(mb.block("plate", "float", field="radiation_damping"),
+                               0.2 * sphere.radiation_damping, rtol=EXACT)
+    np.testing.assert_allclose(mb.block(0, 1, field="added_mass"), 0.1 * sphere.added_mass,
+                               rtol=EXACT)
+    off = mb.added_mass_inf_matrix(b2b=False)
+    assert not off[:6, 6:].any() and not off[6:, :6].any()
+    np.testing.assert_array_equal(off[6:, 6:], plate.added_mass_inf)
+
+
+def test_capytaine_bodies_keep_the_coupling(sphere: HydroData, tmp_path: Path) -> None:
+    big = sphere.with_changes(name="big", added_mass=2.0 * sphere.added_mass,
+                              added_mass_inf=2.0 * sphere.added_mass_inf)
+    path = _write_capytaine(_capytaine3_dataset({"sphere": sphere, "big": big}),
+                            tmp_path / "two.nc")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", HydroDataWarning)
+        mb = read_hydro_bodies(path)
+    assert mb.names == ("sphere", "big")
+    # Off-diagonal blocks: 0.1 x the first body's (the dataset helper's convention).
+    for i, j in ((0, 1), (1, 0)):
+        np.testing.assert_allclose(mb.block(i, j), 0.1 * sphere.added_mass_inf, rtol=EXACT)
+        np.testing.assert_allclose(mb.block(i, j, field="added_mass"),
+                                   0.1 * sphere.added_mass, rtol=EXACT)
+        np.testing.assert_allclose(mb.block(i, j, field="radiation_damping"),
+                                   0.1 * sphere.radiation_damping, rtol=EXACT)
+    np.testing.assert_allclose(mb.block(1, 1), 2.0 * sphere.added_mass_inf, rtol=EXACT)
+    np.testing.assert_allclose(mb.excitation[..., 6:], big.excitation, rtol=EXACT)
 
 
 def test_unknown_suffix(tmp_path: Path) -> None:
@@ -543,3 +592,16 @@ def test_capytaine3_real_solver_output(tmp_path: Path) -> None:
     assert hd.rho == 1025.0
     np.testing.assert_allclose(hd.center_of_gravity, [0.0, 0.0, -0.2], atol=1e-15)
     assert hd.displaced_volume == pytest.approx(float(ds["disp_mass"]) / 1025.0, rel=EXACT)
+
+
+def test_single_body_file_as_bodies(data_dir: Path) -> None:
+    """One body through read_hydro_bodies: the same data as read_hydro, N = 1."""
+    for name in ("cylinder_capytaine.nc", "sphere_bemio.h5"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HydroDataWarning)
+            mb = read_hydro_bodies(data_dir / name)
+            hd = read_hydro(data_dir / name)
+        assert mb.n_bodies == 1
+        np.testing.assert_array_equal(mb.added_mass, hd.added_mass)
+        np.testing.assert_array_equal(mb.added_mass_inf_matrix(b2b=False), hd.added_mass_inf)
+        np.testing.assert_array_equal(mb.excitation, hd.excitation)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .bodies import spatial_mass_matrix
+from .bodies import added_mass_matrix, frame_to_world, rotation_matrix, spatial_mass_matrix
 from .errors import ConfigError, HydroDataError, did_you_mean
 from .forces.hydrostatics import gravity_stiffness_correction, static_imbalance
 from .hydrodata.model import DOF_NAMES, HydroData
@@ -73,7 +73,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
     "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
+    "added_mass", "added_mass_frame", "orientation",
 )
+ADDED_MASS_FRAMES = ("body", "world")
 _SECTIONS = (*DEFAULTS, "bodies", "moorings")
 
 
@@ -324,6 +326,7 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
         offset = np.zeros(6)
         notes.append(f"{name}: displaced volume unknown; buoyancy and weight taken as balanced")
     free = _dofs(b.get("dofs"), name)
+    added_mass_inf = _configured_added_mass(b, hd, notes)
     resolved = {
         "name": name,
         "source": hd.source,
@@ -343,7 +346,49 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
         "quadratic_damping": _damping(b.get("quadratic_damping"), name, "quadratic_damping",
                                       matrix=False).tolist(),
     }
+    if added_mass_inf is not None:
+        resolved["added_mass_inf"] = added_mass_inf.tolist()
     return resolved, notes
+
+
+def _configured_added_mass(b: dict[str, Any], hd: HydroData, notes: list[str]
+                           ) -> np.ndarray | None:
+    """The body's ``added_mass`` (world frame, 6x6), or ``None`` when not configured.
+
+    ``added_mass`` replaces the data file's A_inf on the left side of Cummins' equation
+    (the radiation damping and memory still come from the file). Given in the body frame
+    (``added_mass_frame = "body"``, the default) it is turned to the world frame with the
+    body's ``orientation = [roll, pitch, yaw]`` (rad, z-y'-x'') as AGX does.
+    """
+    name = b["name"]
+    for key in ("added_mass_frame", "orientation"):
+        if key in b and "added_mass" not in b:
+            raise ConfigError(f"body '{name}': '{key}' only serves to transform "
+                              "'added_mass', which is not set", value=b[key])
+    if "added_mass" not in b:
+        return None
+    body_frame = added_mass_matrix(b["added_mass"], what=f"body '{name}': added_mass")
+    frame = b.get("added_mass_frame", "body")
+    if frame not in ADDED_MASS_FRAMES:
+        raise ConfigError(f"body '{name}': added_mass_frame = {frame!r}; use one of "
+                          f"{', '.join(repr(f) for f in ADDED_MASS_FRAMES)}", value=frame)
+    angles = _vector(b.get("orientation", [0.0, 0.0, 0.0]), 3,
+                     f"body '{name}': orientation ([roll, pitch, yaw] in rad)")
+    if frame == "world":
+        if "orientation" in b:
+            raise ConfigError(f"body '{name}': orientation is given but added_mass_frame = "
+                              "'world' needs no transform; remove one of them",
+                              value=b["orientation"])
+        world = body_frame
+    else:
+        world = frame_to_world(body_frame, [rotation_matrix(*angles)])
+    diag = np.diag(world)
+    notes.append(
+        f"{name}: A_inf from the configuration ({frame} frame"
+        + (f", orientation {angles.tolist()} rad" if frame == "body" else "")
+        + f") replaces the data file's; diagonal {np.round(diag, 6).tolist()} against the "
+        f"file's {np.round(np.diag(hd.added_mass_inf), 6).tolist()}")
+    return world
 
 
 def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
@@ -380,6 +425,11 @@ def resolve(
         hd = read_hydro(path, body=b.get("hydro_body"))
         check_hydrodata(hd)
         rb, n = resolve_body(b, hd)
+        if "added_mass_inf" in rb:
+            hd = hd.with_changes(
+                added_mass_inf=np.asarray(rb["added_mass_inf"], dtype=float),
+                added_mass_inf_source="config",
+                notes=(*hd.notes, "A_inf replaced by the configuration's added_mass"))
         free = np.asarray(rb["free_dofs"], dtype=bool)
         try:
             check_mass_matrix(np.asarray(rb["mass_matrix"]), hd.added_mass_inf, dofs=free)

@@ -45,6 +45,7 @@ RUNTIME_MODULES: list[str] = [
     "errors.py",
     "hydrodata/model.py",
     "hydrodata/checks.py",
+    "hydrodata/multibody.py",
     "hydrodata/store.py",
     "kernels.py",
     "waves.py",

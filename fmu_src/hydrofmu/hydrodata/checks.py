@@ -227,7 +227,7 @@ def check_hydrodata(
 
     if not warn:
         return
-    if hd.added_mass_inf_source != "file":
+    if hd.added_mass_inf_source not in ("file", "config"):
         warnings.warn(f"body '{name}': added_mass_inf was not in the file "
                       f"(source '{hd.added_mass_inf_source}'); see HydroData.notes for the "
                       "estimate and its measured error", HydroDataWarning, stacklevel=2)

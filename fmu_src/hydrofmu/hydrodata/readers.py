@@ -1,8 +1,11 @@
 """Reading BEM files into :class:`~hydrofmu.hydrodata.model.HydroData` (build time).
 
-:func:`read_hydro` dispatches on the file suffix to :func:`read_capytaine` (``.nc``) or
-:func:`read_bemio` (``.h5``). This module also holds what both readers share: the
-infinite-frequency added-mass estimate used when a file has none, and the body selection.
+:func:`read_hydro` dispatches on the file suffix to :func:`read_capytaine` (``.nc``),
+:func:`read_bemio` (``.h5``) or :func:`read_wamit` (``.out``); :func:`read_hydro_bodies`
+does the same for all the bodies of a file with their coupling
+(:class:`~hydrofmu.hydrodata.multibody.MultiBodyData`). This module also holds what the
+readers share: the infinite-frequency added-mass estimate used when a file has none,
+and the body selection.
 The heavy libraries (xarray, h5py) are imported by the reader modules only when a file is
 read, so importing this module costs nothing at run time.
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,6 +29,8 @@ __all__ = [
     "read_bemio",
     "read_capytaine",
     "read_hydro",
+    "read_hydro_bodies",
+    "read_wamit",
 ]
 
 # Measured in tests/test_readers.py::test_bemio_extrapolated_ainf_error: the estimate below
@@ -47,9 +53,12 @@ def read_hydro(path: str | Path, body: str | None = None, *, check: bool = True)
     Parameters
     ----------
     path
-        ``.nc`` (Capytaine NetCDF) or ``.h5`` / ``.hdf5`` (WEC-Sim BEMIO HDF5).
+        ``.nc`` (Capytaine NetCDF), ``.h5`` / ``.hdf5`` (WEC-Sim BEMIO HDF5) or ``.out``
+        (WAMIT text output, water density 1000 kg/m^3; call :func:`read_wamit` for
+        another).
     body
-        Body to read when the file holds several (name, or ``"bodyN"`` for BEMIO).
+        Body to read when the file holds several (name, or ``"bodyN"`` for BEMIO and
+        WAMIT).
     check
         Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
 
@@ -62,8 +71,6 @@ def read_hydro(path: str | Path, body: str | None = None, *, check: bool = True)
     ------
     HydroDataError
         Unknown suffix, or whatever the reader raises.
-    UnsupportedFormatError
-        A WAMIT ``.out`` file (a :class:`HydroDataError` and a ``NotImplementedError``).
     """
     p = Path(path)
     suffix = p.suffix.lower()
@@ -72,13 +79,54 @@ def read_hydro(path: str | Path, body: str | None = None, *, check: bool = True)
     if suffix in (".h5", ".hdf5"):
         return read_bemio(p, body, check=check)
     if suffix == ".out":
-        raise UnsupportedFormatError(
-            f"{p}: WAMIT .out files are not read yet; the WAMIT reader comes with the "
-            "multibody work. Meanwhile convert the file with WEC-Sim's BEMIO (readWAMIT + "
-            "writeBEMIOH5) and read the .h5", value=str(p))
-    raise HydroDataError(
+        return read_wamit(p, body, check=check)
+    raise _unknown_suffix(p)
+
+
+def read_hydro_bodies(path: str | Path, *, check: bool = True) -> Any:
+    """Read every body of a file with the body-to-body coupling blocks.
+
+    Parameters
+    ----------
+    path
+        ``.nc``, ``.h5`` / ``.hdf5`` or ``.out`` as for :func:`read_hydro`.
+    check
+        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+
+    Returns
+    -------
+    MultiBodyData
+        The bodies (each as :func:`read_hydro` would read it) and the 6N x 6N A(omega),
+        B(omega), A_inf.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".nc":
+        from .readers_capytaine import read_capytaine_bodies
+
+        return read_capytaine_bodies(p, check=check)
+    if suffix in (".h5", ".hdf5"):
+        from .readers_bemio import read_bemio_bodies
+
+        return read_bemio_bodies(p, check=check)
+    if suffix == ".out":
+        from .readers_wamit import read_wamit_bodies
+
+        return read_wamit_bodies(p, check=check)
+    raise _unknown_suffix(p)
+
+
+def _unknown_suffix(p: Path) -> HydroDataError:
+    return HydroDataError(
         f"{p}: unknown hydrodynamic data format '{p.suffix}'; supported: .nc (Capytaine "
-        "NetCDF), .h5/.hdf5 (WEC-Sim BEMIO)", value=p.suffix)
+        "NetCDF), .h5/.hdf5 (WEC-Sim BEMIO), .out (WAMIT)", value=p.suffix)
+
+
+def read_wamit(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
+    """Read one body of a WAMIT ``.out`` file; see :func:`.readers_wamit.read_wamit`."""
+    from .readers_wamit import read_wamit as _read
+
+    return _read(path, body, check=check)
 
 
 def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:

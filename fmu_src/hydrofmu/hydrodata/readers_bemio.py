@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from ..errors import HydroDataError
 from .checks import HydroDataWarning, check_hydrodata
 from .model import HydroData
+from .multibody import MultiBodyData
 from .readers import (
     check_file,
     drop_failed_frequencies,
@@ -35,7 +36,7 @@ from .readers import (
     select_body,
 )
 
-__all__ = ["read_bemio"]
+__all__ = ["read_bemio", "read_bemio_bodies"]
 
 _BODY_GROUP = re.compile(r"^body(\d+)$")
 
@@ -77,10 +78,62 @@ def read_bemio(path: str | Path, body: str | None = None, *, check: bool = True)
     except OSError as exc:
         raise HydroDataError(f"{p}: not an HDF5 file (h5py: {exc})", value=str(p)) from None
     with f:
-        hd = _read_open_file(f, p, body)
+        hd, _ = _read_open_file(f, p, body)
     if check:
         check_hydrodata(hd)
     return hd
+
+
+def read_bemio_bodies(path: str | Path, *, check: bool = True) -> MultiBodyData:
+    """Read every body of a BEMIO ``.h5`` file with the body-to-body coupling blocks.
+
+    Parameters
+    ----------
+    path
+        The ``.h5`` file.
+    check
+        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+
+    Returns
+    -------
+    MultiBodyData
+        Row block ``6k:6k+6`` of the 6N x 6N A, B and A_inf is body ``k``'s
+        ``added_mass/all`` etc. (all radiating columns), scaled as in :func:`read_bemio`;
+        the bodies are what :func:`read_bemio` returns for each. When the file has no
+        A_inf, the Ogilvie estimate is made on the full 6N x 6N matrices (its diagonal
+        blocks then equal each body's own estimate: the estimate is linear, entry by entry).
+    """
+    h5py = _import_h5py()
+    p = check_file(path)
+    try:
+        f = h5py.File(p, "r")
+    except OSError as exc:
+        raise HydroDataError(f"{p}: not an HDF5 file (h5py: {exc})", value=str(p)) from None
+    with f:
+        n = len([k for k in f if _BODY_GROUP.match(k)])
+        parts = [_read_open_file(f, p, f"body{k + 1}") for k in range(n)]
+    bodies = tuple(hd for hd, _ in parts)
+    ncol = parts[0][1][0].shape[2] if parts else 0
+    if ncol != 6 * n or any(rows[0].shape[2] != ncol for _, rows in parts):
+        raise HydroDataError(f"{p}: {n} bodies but {ncol} radiating columns in added_mass/all; "
+                             "generalised modes are not supported in the coupled model",
+                             value=ncol)
+    a = np.concatenate([rows[0] for _, rows in parts], axis=1)
+    b = np.concatenate([rows[1] for _, rows in parts], axis=1)
+    if all(rows[2] is not None for _, rows in parts):
+        a_inf = np.concatenate([rows[2] for _, rows in parts], axis=0)
+        notes: tuple[str, ...] = ()
+    else:
+        a_inf, note = estimate_added_mass_inf(bodies[0].omega, a, b)
+        notes = (note,)
+        # The estimate is linear entry by entry: its diagonal blocks are the bodies' own.
+        for k, hd in enumerate(bodies):
+            a_inf[6 * k:6 * k + 6, 6 * k:6 * k + 6] = hd.added_mass_inf
+    if check:
+        for hd in bodies:
+            check_hydrodata(hd)
+    return MultiBodyData(bodies=bodies, added_mass=a, radiation_damping=b, added_mass_inf=a_inf,
+                         source=f"{p} (WEC-Sim BEMIO HDF5, {n} bodies)", notes=notes)
 
 
 def _import_h5py() -> Any:
@@ -89,7 +142,9 @@ def _import_h5py() -> Any:
     return h5py
 
 
-def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
+def _read_open_file(f: Any, path: Path, body: str | None
+                    ) -> tuple[HydroData, tuple[Any, Any, Any]]:
+    """One body, and its full rows (nw, 6, 6N) of A, B and (6, 6N) of A_inf (or None)."""
     groups = sorted((k for k in f if _BODY_GROUP.match(k)),
                     key=lambda k: int(_BODY_GROUP.match(k).group(1)))
     if not groups:
@@ -148,12 +203,14 @@ def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
         notes.append(f"multibody file ({ncol // 6} bodies): only the body's own 6x6 block "
                      f"(radiating columns {start + 1}-{start + 6}) of A, B and A_inf is kept; "
                      "the hydrodynamic coupling with the other bodies is dropped in this "
-                     "single-body model")
-    added_mass = np.ascontiguousarray(a_raw[:6, cols, :].transpose(2, 0, 1)) * rho
+                     "single-body model (read_hydro_bodies keeps it)")
+    a_rows = np.ascontiguousarray(a_raw[:6, :, :].transpose(2, 0, 1)) * rho
+    added_mass = np.ascontiguousarray(a_rows[:, :, cols])
     b_raw = get("hydro_coeffs/radiation_damping/all")
     _shape(b_raw, (dof, ncol, nw), path, "radiation_damping/all", "(dof, 6 N, nw)")
-    damping = (np.ascontiguousarray(b_raw[:6, cols, :].transpose(2, 0, 1))
-               * (rho * omega[:, None, None]))
+    b_rows = (np.ascontiguousarray(b_raw[:6, :, :].transpose(2, 0, 1))
+              * (rho * omega[:, None, None]))
+    damping = np.ascontiguousarray(b_rows[:, :, cols])
 
     re_x = get("hydro_coeffs/excitation/re")
     im_x = get("hydro_coeffs/excitation/im")
@@ -170,13 +227,15 @@ def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
 
     order = np.argsort(omega, kind="stable")
     if np.any(order != np.arange(nw)):
-        omega, added_mass, damping, excitation = (
-            omega[order], added_mass[order], damping[order], excitation[order])
+        omega, added_mass, damping, excitation, a_rows, b_rows = (
+            omega[order], added_mass[order], damping[order], excitation[order],
+            a_rows[order], b_rows[order])
         notes.append("frequencies sorted into increasing order")
     keep, dropped = drop_failed_frequencies(omega, added_mass, damping, excitation)
     if dropped:
-        omega, added_mass, damping, excitation = (
-            omega[keep], added_mass[keep], damping[keep], excitation[keep])
+        omega, added_mass, damping, excitation, a_rows, b_rows = (
+            omega[keep], added_mass[keep], damping[keep], excitation[keep], a_rows[keep],
+            b_rows[keep])
         msg = f"frequencies with NaN data (failed BEM problems) dropped: {dropped} rad/s"
         notes.append(msg)
         warnings.warn(f"{path}, body '{name}': {msg}", HydroDataWarning, stacklevel=3)
@@ -184,7 +243,8 @@ def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
     if "hydro_coeffs/added_mass/inf_freq" in grp:
         a_inf_raw = get("hydro_coeffs/added_mass/inf_freq")
         _shape(a_inf_raw, (dof, ncol), path, "added_mass/inf_freq", "(dof, 6 N)")
-        a_inf = np.ascontiguousarray(a_inf_raw[:6, cols]) * rho
+        ainf_rows = np.ascontiguousarray(a_inf_raw[:6, :]) * rho
+        a_inf = np.ascontiguousarray(ainf_rows[:, cols])
         a_inf_source = "file"
         code = _text(f["bem_data/code"][()]) if "bem_data/code" in f else "unknown"
         if code.upper() != "WAMIT":
@@ -192,6 +252,7 @@ def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
                          "stores A at the last frequency unless radiationIRF recomputed it")
     else:
         a_inf, note = estimate_added_mass_inf(omega, added_mass, damping)
+        ainf_rows = None
         a_inf_source = "extrapolated"
         notes.append(note)
 
@@ -225,7 +286,7 @@ def _read_open_file(f: Any, path: Path, body: str | None) -> HydroData:
         inertia_matrix=None,
         source=f"{path} ({'/'.join([f'body{ib + 1}', name])}, WEC-Sim BEMIO HDF5)",
         notes=tuple(notes),
-    )
+    ), (a_rows, b_rows, ainf_rows)
 
 
 def _text(value: Any) -> str:

@@ -14,7 +14,8 @@ Differences between versions handled here:
 - 3.x stores ``rotation_center``, ``center_of_mass``, ``center_of_buoyancy`` and
   ``disp_mass`` (per body for a multibody); 2.x stores none of them and a ``body_name``
   coordinate instead of ``body``.
-- A multibody's DOFs are named ``"<body>__<Dof>"``; one body's diagonal block is kept.
+- A multibody's DOFs are named ``"<body>__<Dof>"``; :func:`read_capytaine` keeps one
+  body's diagonal block, :func:`read_capytaine_bodies` all the blocks.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from numpy.typing import NDArray
 from ..errors import HydroDataError
 from .checks import HydroDataWarning, check_hydrodata
 from .model import DOF_NAMES, HydroData
+from .multibody import MultiBodyData
 from .readers import (
     UnsupportedFormatError,
     check_file,
@@ -37,7 +39,7 @@ from .readers import (
     select_body,
 )
 
-__all__ = ["read_capytaine"]
+__all__ = ["read_capytaine", "read_capytaine_bodies"]
 
 _FREQ_DIMS: tuple[str, ...] = ("omega", "freq", "period", "wavenumber", "wavelength")
 _SCALAR_DIMS: tuple[str, ...] = ("g", "rho", "water_depth", "forward_speed")
@@ -85,10 +87,53 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
     """
     p = check_file(path)
     ds = _open(p)
-    hd = _read_dataset(ds, p, body)
+    hd, _ = _read_dataset(ds, p, body)
     if check:
         check_hydrodata(hd)
     return hd
+
+
+def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyData:
+    """Read every body of a Capytaine NetCDF file with the body-to-body coupling blocks.
+
+    Parameters
+    ----------
+    path
+        The ``.nc`` file.
+    check
+        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+
+    Returns
+    -------
+    MultiBodyData
+        ``A[w, 6i + a, 6j + b]`` = ``added_mass(omega=w, influenced_dof=<body i>__<a>,
+        radiating_dof=<body j>__<b>)``, same for the damping and the ``omega = inf`` row
+        (A_inf, or the Ogilvie estimate on the full matrices, whose diagonal blocks are
+        the bodies' own estimates); the bodies are what :func:`read_capytaine` returns.
+    """
+    p = check_file(path)
+    ds = _open(p)
+    if "radiating_dof" not in ds.coords:
+        raise HydroDataError(f"{p}: no 'radiating_dof' coordinate: not a Capytaine dataset "
+                             "with radiation results", value="radiating_dof")
+    names = list(_bodies(ds, [_str(v) for v in ds["radiating_dof"].values], p))
+    parts = [_read_dataset(ds, p, name) for name in names]
+    bodies = tuple(hd for hd, _ in parts)
+    a = np.concatenate([rows[0] for _, rows in parts], axis=1)
+    b = np.concatenate([rows[1] for _, rows in parts], axis=1)
+    notes: tuple[str, ...] = ()
+    if all(rows[2] is not None for _, rows in parts):
+        a_inf = np.concatenate([rows[2] for _, rows in parts], axis=0)
+    else:
+        a_inf, note = estimate_added_mass_inf(bodies[0].omega, a, b)
+        notes = (note,)
+        for k, hd in enumerate(bodies):
+            a_inf[6 * k:6 * k + 6, 6 * k:6 * k + 6] = hd.added_mass_inf
+    if check:
+        for hd in bodies:
+            check_hydrodata(hd)
+    return MultiBodyData(bodies=bodies, added_mass=a, radiation_damping=b, added_mass_inf=a_inf,
+                         source=f"{p} (Capytaine NetCDF, {len(bodies)} bodies)", notes=notes)
 
 
 def _open(p: Path) -> Any:
@@ -122,7 +167,9 @@ def _merge_complex(ds: Any, p: Path) -> Any:
     return ds.drop_vars("complex", errors="ignore")
 
 
-def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
+def _read_dataset(ds: Any, p: Path, body: str | None
+                  ) -> tuple[HydroData, tuple[Any, Any, Any]]:
+    """One body, and its full rows (nw, 6, 6N) of A, B and (6, 6N) of A_inf (or None)."""
     notes: list[str] = []
     version = str(ds.attrs.get("capytaine_version", "unknown"))
     ds = _merge_complex(ds, p)
@@ -161,10 +208,14 @@ def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
     if len(bodies) > 1:
         notes.append(f"multibody file ({len(bodies)} bodies: {', '.join(bodies)}): only the "
                      "body's own 6x6 block of A, B and A_inf is kept; the hydrodynamic "
-                     "coupling with the other bodies is dropped in this single-body model")
+                     "coupling with the other bodies is dropped in this single-body model "
+                     "(read_hydro_bodies keeps it)")
+    all_dofs = [d for other in bodies
+                for d in _dof_labels(f"{other}__" if prefix else "", rad_names, infl_names,
+                                     other, p)]
 
-    def matrix(var: str) -> NDArray[np.float64]:
-        da = ds[var].sel(influenced_dof=dofs, radiating_dof=dofs)
+    def matrix(var: str, radiating: list[str] = dofs) -> NDArray[np.float64]:
+        da = ds[var].sel(influenced_dof=dofs, radiating_dof=radiating)
         order = ([fdim] if fdim in da.dims else []) + ["influenced_dof", "radiating_dof"]
         extra = [d for d in da.dims if d not in order]
         if extra:
@@ -173,6 +224,8 @@ def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
 
     added_mass = matrix("added_mass")
     damping = matrix("radiation_damping")
+    a_rows = matrix("added_mass", all_dofs)
+    b_rows = matrix("radiation_damping", all_dofs)
 
     if "excitation_force" in ds:
         exc = ds["excitation_force"]
@@ -201,11 +254,13 @@ def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
 
     # Frequency rows: inf -> A_inf, 0 -> dropped, NaN rows -> dropped.
     a_inf: NDArray[np.float64] | None = None
+    ainf_rows: NDArray[np.float64] | None = None
     inf_rows = np.flatnonzero(np.isinf(omega_all))
     if inf_rows.size:
         candidate = added_mass[inf_rows[0]]
         if np.all(np.isfinite(candidate)):
             a_inf = candidate.copy()
+            ainf_rows = a_rows[inf_rows[0]].copy()
             notes.append("A_inf from the omega = inf row (Capytaine's infinite-frequency "
                          "solve, not the value its finite frequencies imply through Ogilvie's "
                          "relation: they differ by up to ~1 %)")
@@ -216,15 +271,18 @@ def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
         notes.append("omega = 0 row dropped (the excitation is undefined there)")
     omega = omega_all[finite]
     added_mass, damping, excitation = added_mass[finite], damping[finite], excitation[finite]
+    a_rows, b_rows = a_rows[finite], b_rows[finite]
     order = np.argsort(omega, kind="stable")
     if np.any(order != np.arange(omega.size)):
-        omega, added_mass, damping, excitation = (
-            omega[order], added_mass[order], damping[order], excitation[order])
+        omega, added_mass, damping, excitation, a_rows, b_rows = (
+            omega[order], added_mass[order], damping[order], excitation[order],
+            a_rows[order], b_rows[order])
         notes.append("frequencies sorted into increasing order")
     keep, dropped = drop_failed_frequencies(omega, added_mass, damping, excitation)
     if dropped:
-        omega, added_mass, damping, excitation = (
-            omega[keep], added_mass[keep], damping[keep], excitation[keep])
+        omega, added_mass, damping, excitation, a_rows, b_rows = (
+            omega[keep], added_mass[keep], damping[keep], excitation[keep], a_rows[keep],
+            b_rows[keep])
         msg = f"frequencies with NaN data (failed BEM problems) dropped: {dropped} rad/s"
         notes.append(msg)
         warnings.warn(f"{p}, body '{name}': {msg}", HydroDataWarning, stacklevel=3)
@@ -284,7 +342,7 @@ def _read_dataset(ds: Any, p: Path, body: str | None) -> HydroData:
         inertia_matrix=inertia,
         source=f"{p} (body '{name}', Capytaine {version} NetCDF)",
         notes=tuple(notes),
-    )
+    ), (a_rows, b_rows, ainf_rows)
 
 
 def _str(value: Any) -> str:

@@ -14,6 +14,11 @@ Layout of the ``.npz`` (``np.savez_compressed``, read with ``allow_pickle=False`
   exact.
 - ``body<k>.<field>``: one array per array field of body ``k`` (dtype kept: float64,
   complex128), ``body<k>.inertia_matrix`` only when the body has one.
+- optional, when the payload has ``"multibody"``: ``multibody.added_mass``,
+  ``multibody.radiation_damping``, ``multibody.added_mass_inf`` (the 6N x 6N matrices),
+  ``multibody.added_mass_zero`` when the data has it,
+  and a header entry ``"multibody": {"source": ..., "notes": [...]}``; the bodies are the
+  payload's bodies (stored once).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import numpy as np
 
 from ..errors import ConfigError, HydroDataError
 from .model import HydroData
+from .multibody import MultiBodyData
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "STORED_FIELDS", "load_model", "save_model"]
 
@@ -41,6 +47,7 @@ _ARRAY_FIELDS: tuple[str, ...] = (
 )
 _FLOAT_FIELDS: tuple[str, ...] = ("displaced_volume", "rho", "g", "water_depth")
 _STR_FIELDS: tuple[str, ...] = ("name", "added_mass_inf_source", "source")
+_MULTIBODY_ARRAYS: tuple[str, ...] = ("added_mass", "radiation_damping", "added_mass_inf")
 # Every field of HydroData is in exactly one of these (tests/test_store.py asserts it, so a
 # field added to the model cannot be dropped silently by the store).
 STORED_FIELDS: frozenset[str] = frozenset(
@@ -56,8 +63,10 @@ def save_model(path: str | Path, payload: dict[str, Any]) -> Path:
         Output file; written exactly there (no ``.npz`` appended), atomically (a temporary
         file in the same folder, then renamed).
     payload
-        ``{"bodies": [HydroData, ...], "config": dict}``; ``config`` must be
-        JSON-serialisable (plain ``str``, ``int``, ``float``, ``bool``, ``None``, lists,
+        ``{"bodies": [HydroData, ...], "config": dict}``, optionally with ``"multibody":
+        MultiBodyData`` (then ``"bodies"`` may be left out: they are the multibody's
+        bodies; if given they must be the same bodies, in the same order); ``config`` must
+        be JSON-serialisable (plain ``str``, ``int``, ``float``, ``bool``, ``None``, lists,
         dicts with string keys).
 
     Returns
@@ -75,11 +84,23 @@ def save_model(path: str | Path, payload: dict[str, Any]) -> Path:
     if not isinstance(payload, dict):
         raise HydroDataError(f"payload must be a dict, got {type(payload).__name__}",
                              value=type(payload).__name__)
-    unknown = set(payload) - {"bodies", "config"}
+    unknown = set(payload) - {"bodies", "config", "multibody"}
     if unknown:
-        raise HydroDataError(f"payload has unknown keys {sorted(unknown)}; expected 'bodies' "
-                             "and 'config'", value=sorted(unknown))
+        raise HydroDataError(f"payload has unknown keys {sorted(unknown)}; expected 'bodies', "
+                             "'config' and optionally 'multibody'", value=sorted(unknown))
+    multibody = payload.get("multibody")
+    if multibody is not None and not isinstance(multibody, MultiBodyData):
+        raise HydroDataError(f"payload['multibody'] is a {type(multibody).__name__}, not a "
+                             "MultiBodyData", value=type(multibody).__name__)
     bodies = payload.get("bodies")
+    if multibody is not None:
+        if bodies is None:
+            bodies = list(multibody.bodies)
+        elif (len(bodies) != multibody.n_bodies
+              or any(a is not b for a, b in zip(bodies, multibody.bodies, strict=True))):
+            raise HydroDataError("payload['bodies'] are not the bodies of payload['multibody'] "
+                                 "(same objects, same order); leave 'bodies' out",
+                                 value=[getattr(b, "name", b) for b in bodies])
     if not isinstance(bodies, list | tuple) or not bodies:
         raise HydroDataError("payload['bodies'] must be a non-empty list of HydroData",
                              value=bodies)
@@ -104,8 +125,15 @@ def save_model(path: str | Path, payload: dict[str, Any]) -> Path:
         entry["has_inertia_matrix"] = hd.inertia_matrix is not None
         header_bodies.append(entry)
 
-    header = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "config": config,
-              "bodies": header_bodies}
+    header: dict[str, Any] = {"format": FORMAT_NAME, "version": FORMAT_VERSION,
+                              "config": config, "bodies": header_bodies}
+    if multibody is not None:
+        for name in _MULTIBODY_ARRAYS:
+            arrays[f"multibody.{name}"] = np.asarray(getattr(multibody, name))
+        if multibody.added_mass_zero is not None:
+            arrays["multibody.added_mass_zero"] = np.asarray(multibody.added_mass_zero)
+        header["multibody"] = {"source": str(multibody.source),
+                               "notes": [str(n) for n in multibody.notes]}
     try:
         text = json.dumps(header, allow_nan=True, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
@@ -137,7 +165,8 @@ def load_model(path: str | Path) -> dict[str, Any]:
     -------
     dict
         ``{"bodies": [HydroData, ...], "config": dict}``, equal field by field to what was
-        saved (NaN positions and infinite depth included).
+        saved (NaN positions and infinite depth included), plus ``"multibody":
+        MultiBodyData`` (holding the same body objects) when one was saved.
 
     Raises
     ------
@@ -192,4 +221,17 @@ def load_model(path: str | Path) -> dict[str, Any]:
         bodies.append(HydroData(**kwargs))
     if not bodies:
         raise HydroDataError(f"{p}: the model file holds no body", value=str(p))
-    return {"bodies": bodies, "config": header.get("config", {})}
+    out: dict[str, Any] = {"bodies": bodies, "config": header.get("config", {})}
+    if "multibody" in header:
+        entry = header["multibody"]
+        missing = [f"multibody.{n}" for n in _MULTIBODY_ARRAYS if f"multibody.{n}" not in data]
+        if missing or not isinstance(entry, dict):
+            raise HydroDataError(f"{p}: the multibody entries are incomplete (missing "
+                                 f"{missing or 'the header entry'})", value=missing)
+        out["multibody"] = MultiBodyData(
+            bodies=tuple(bodies),
+            **{n: data[f"multibody.{n}"] for n in _MULTIBODY_ARRAYS},
+            added_mass_zero=data.get("multibody.added_mass_zero"),
+            source=str(entry.get("source", "")),
+            notes=tuple(str(n) for n in entry.get("notes", [])))
+    return out

@@ -1,0 +1,460 @@
+"""Reader of WAMIT ``.out`` text output files (build time; standard library and numpy).
+
+What is read from the file (WAMIT 6.x / 7.x layout):
+
+- header: ``Gravity:`` and ``Length scale:`` (ULEN), ``Water depth:`` (``infinite`` or m);
+- per body (``Body number: N= k``): ``XBODY/YBODY/ZBODY/PHIBODY``, ``Volumes
+  (VOLX,VOLY,VOLZ)``, ``Center of Buoyancy``, the hydrostatic and gravitational restoring
+  coefficients ``C(3,3) ... C(5,6)`` and ``Center of Gravity``;
+- per period: ``Wave period = infinite`` (omega = 0) and ``Wave period = zero``
+  (omega = inf, i.e. A_inf) with ``ADDED-MASS COEFFICIENTS``; ``Wave period (sec) = T``
+  with ``ADDED-MASS AND DAMPING COEFFICIENTS`` (all 6N x 6N pairs ``I J A B``) and the
+  exciting forces per heading, ``DIFFRACTION EXCITING FORCES AND MOMENTS`` (taken when
+  present) or ``HASKIND EXCITING FORCES AND MOMENTS`` (taken otherwise). Diffraction is
+  preferred because it integrates the pressure of the solved scattering problem
+  directly; Haskind's relation goes through the radiation potentials and is the
+  fallback. RAOs, drift forces and pressures are skipped.
+
+Non-dimensionalisation (WAMIT manual, section 4 "Definitions of the output quantities",
+also what WEC-Sim's BEMIO ``readWAMIT`` undoes). With L = ULEN and for DOF indices whose
+type is translational (surge, sway, heave) or rotational (roll, pitch, yaw)::
+
+    A_ij = rho L^k Abar_ij          k = 3 + rot(i) + rot(j)
+    B_ij = rho omega L^k Bbar_ij    same k
+    X_i  = rho g L^m Xbar_i         m = 2 + rot(i)       (per metre of wave amplitude)
+    C_ij = rho g L^k Cbar_ij        k = 2 + rot(i) + rot(j)
+
+WAMIT does not print the water density: it is a parameter of the reader (default
+1000 kg/m^3, BEMIO's ``readWAMIT`` default, the value the WEC-Sim RM3 example uses).
+
+Phase: WAMIT's time dependence is ``e^{+i omega t}`` and its incident wave
+``eta = Re(A e^{i(omega t - k x cos beta - k y sin beta)})``: the model's convention, so
+``X = |X| e^{i Pha}`` is kept (no conjugation). The phase is printed in whole degrees.
+
+Reference point: WAMIT's coefficients are about each body's own origin, placed at
+``(XBODY, YBODY, ZBODY)`` in the global frame; the centres of buoyancy and gravity are
+printed in body coordinates, i.e. already relative to that origin. Geometric quantities
+(positions, volumes, centres) are printed dimensional; only the coefficients are scaled.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import HydroDataError
+from .checks import check_hydrodata
+from .model import HydroData
+from .multibody import MultiBodyData
+from .readers import UnsupportedFormatError, check_file, select_body
+
+__all__ = ["DEFAULT_RHO", "WAMIT_SYMMETRY_RTOL", "read_wamit", "read_wamit_bodies"]
+
+#: Water density used to make WAMIT's non-dimensional values dimensional, kg/m^3.
+DEFAULT_RHO: float = 1000.0
+
+#: Symmetry tolerance of A_inf for WAMIT files (relative to max |diag|). The RM3 file of
+#: examples/data prints A_inf(2,4) = -674.0 and A_inf(4,2) = -468.7 for the float (a
+#: sway-roll coupling asymmetry of 1.02 % of its largest diagonal term, the low-order
+#: panel solution with irregular-frequency removal): the project default of 1 % would
+#: refuse WAMIT's own output, so WAMIT files are checked at 2 %.
+WAMIT_SYMMETRY_RTOL: float = 0.02
+
+_FLOAT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[EeDd][-+]?\d+)?"
+_RE_GRAV = re.compile(rf"Gravity:\s*({_FLOAT})\s+Length scale:\s*({_FLOAT})")
+_RE_DEPTH = re.compile(r"Water depth:\s*(\S+)")
+_RE_BODY = re.compile(r"Body number:\s*N=\s*(\d+)")
+_RE_POS = re.compile(rf"XBODY\s*=\s*({_FLOAT})\s+YBODY\s*=\s*({_FLOAT})\s+ZBODY\s*=\s*"
+                     rf"({_FLOAT})\s+PHIBODY\s*=\s*({_FLOAT})")
+_RE_VOL = re.compile(rf"Volumes \(VOLX,VOLY,VOLZ\):\s*({_FLOAT})\s+({_FLOAT})\s+({_FLOAT})")
+_RE_COB = re.compile(rf"Center of Buoyancy \(Xb,Yb,Zb\):\s*({_FLOAT})\s+({_FLOAT})\s+({_FLOAT})")
+_RE_COG = re.compile(rf"Center of Gravity\s+\(Xg,Yg,Zg\):\s*({_FLOAT})\s+({_FLOAT})\s+"
+                     rf"({_FLOAT})")
+_RE_C = re.compile(r"^\s*((?:C\(\d,\d\),?)+):\s*(.*)$")
+_RE_PERIOD = re.compile(rf"Wave period \(sec\)\s*=\s*({_FLOAT})")
+_RE_HEADING = re.compile(rf"Wave Heading \(deg\)\s*:\s*({_FLOAT})")
+
+
+@dataclass
+class _Body:
+    number: int
+    line: int
+    position: list[float] | None = None
+    phibody: float = 0.0
+    volumes: list[float] | None = None
+    cob: list[float] | None = None
+    cog: list[float] | None = None
+    stiffness: dict[tuple[int, int], float] = field(default_factory=dict)
+
+
+@dataclass
+class _Period:
+    period: float               # s; inf for omega = 0, 0 for omega = inf
+    line: int
+    a: dict[tuple[int, int], float] = field(default_factory=dict)
+    b: dict[tuple[int, int], float] = field(default_factory=dict)
+    # kind ("DIFFRACTION"/"HASKIND") -> heading (deg) -> {i: (mod, phase deg)}
+    x: dict[str, dict[float, dict[int, tuple[float, float]]]] = field(default_factory=dict)
+
+
+def read_wamit(path: str | Path, body: str | None = None, *, rho: float = DEFAULT_RHO,
+               check: bool = True) -> HydroData:
+    """Read one body of a WAMIT ``.out`` file.
+
+    Parameters
+    ----------
+    path
+        The ``.out`` file.
+    body
+        ``"bodyN"`` (N from 1, WAMIT's numbering) or the geometry file's stem (e.g.
+        ``"float"`` for ``float.gdf``); may be ``None`` when the file holds one body.
+    rho
+        Water density, kg/m^3 (WAMIT does not print it).
+    check
+        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
+
+    Returns
+    -------
+    HydroData
+        The body's own (diagonal) blocks; the coupling is in :func:`read_wamit_bodies`.
+    """
+    mb = read_wamit_bodies(path, rho=rho, check=check)
+    aliases = [(f"body{k + 1}",) for k in range(mb.n_bodies)]
+    ib = select_body(list(mb.names), body, Path(path), aliases=aliases)
+    return mb.bodies[ib]
+
+
+def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
+                      check: bool = True) -> MultiBodyData:
+    """Read every body of a WAMIT ``.out`` file with the body-to-body coupling.
+
+    Parameters
+    ----------
+    path
+        The ``.out`` file.
+    rho
+        Water density, kg/m^3, > 0 (WAMIT does not print it; BEMIO's default is 1000).
+    check
+        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+
+    Returns
+    -------
+    MultiBodyData
+        Dimensional 6N x 6N A(omega), B(omega), A_inf (the ``Wave period = zero`` block,
+        source ``"file"``), A(0) (the ``Wave period = infinite`` block, when present),
+        and one :class:`HydroData` per body (named after its geometry file) with its
+        excitation (nw, nb, 6), hydrostatics and centres.
+
+    Raises
+    ------
+    HydroDataError
+        Missing file, a malformed or truncated file (the message gives the line number
+        and what was expected), missing coefficients.
+    UnsupportedFormatError
+        Generalised modes (more than 6 DOFs per body) or a rotated body (PHIBODY != 0).
+    """
+    p = check_file(path)
+    if not (math.isfinite(rho) and rho > 0.0):
+        raise HydroDataError(f"rho must be a finite positive density in kg/m^3, got {rho!r}",
+                             value=rho)
+    try:
+        lines = p.read_text(encoding="latin-1").splitlines()
+    except OSError as exc:
+        raise HydroDataError(f"{p}: cannot read ({exc})", value=str(p)) from None
+    parsed = _Parser(p, lines).parse()
+    mb = _assemble(p, rho, *parsed)
+    if check:
+        for hd in mb.bodies:
+            check_hydrodata(hd, symmetry_rtol=WAMIT_SYMMETRY_RTOL)
+    return mb
+
+
+class _Parser:
+    """Line-by-line state machine over the ``.out`` text."""
+
+    def __init__(self, path: Path, lines: list[str]) -> None:
+        self.path = path
+        self.lines = lines
+        self.g: float | None = None
+        self.ulen: float | None = None
+        self.depth: float | None = None
+        self.gdf: list[str] = []
+        self.bodies: list[_Body] = []
+        self.periods: list[_Period] = []
+
+    def error(self, lineno: int, what: str) -> HydroDataError:
+        text = self.lines[lineno - 1].strip() if 0 < lineno <= len(self.lines) else "<end>"
+        return HydroDataError(f"{self.path}, line {lineno}: {what} (line reads: {text!r}); "
+                              "the file looks truncated or edited: use WAMIT's own .out",
+                              value=lineno)
+
+    def numbers(self, lineno: int, text: str, count: int, what: str) -> list[float]:
+        parts = text.split()
+        if len(parts) != count:
+            raise self.error(lineno, f"expected {count} numbers ({what})")
+        try:
+            return [float(x.replace("D", "E").replace("d", "e")) for x in parts]
+        except ValueError:
+            raise self.error(lineno, f"expected {count} numbers ({what})") from None
+
+    def parse(self) -> tuple:
+        section = ""          # current coefficient table
+        period: _Period | None = None
+        heading: float | None = None
+        body: _Body | None = None
+        for n, raw in enumerate(self.lines, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            if m := re.search(r"N=\s*\d+\s+(\S+)\.(gdf|GDF)", line):
+                self.gdf.append(m.group(1))
+                continue
+            if m := _RE_GRAV.search(line):
+                self.g, self.ulen = float(m.group(1)), float(m.group(2))
+                continue
+            if line.startswith("Water depth:") and self.depth is None:
+                word = _RE_DEPTH.search(line).group(1)
+                if word.lower().startswith("infinite"):
+                    self.depth = math.inf
+                else:
+                    self.depth = self.numbers(n, word, 1, "water depth, m")[0]
+                continue
+            if m := _RE_BODY.search(line):
+                body = _Body(number=int(m.group(1)), line=n)
+                self.bodies.append(body)
+                continue
+            if body is not None and period is None:
+                if m := _RE_POS.search(line):
+                    body.position = [float(m.group(k)) for k in (1, 2, 3)]
+                    body.phibody = float(m.group(4))
+                elif m := _RE_VOL.search(line):
+                    body.volumes = [float(m.group(k)) for k in (1, 2, 3)]
+                elif m := _RE_COB.search(line):
+                    body.cob = [float(m.group(k)) for k in (1, 2, 3)]
+                elif m := _RE_COG.search(line):
+                    body.cog = [float(m.group(k)) for k in (1, 2, 3)]
+                elif m := _RE_C.match(line):
+                    keys = re.findall(r"C\((\d),(\d)\)", m.group(1))
+                    vals = self.numbers(n, m.group(2), len(keys), "restoring coefficients")
+                    for (i, j), v in zip(keys, vals, strict=True):
+                        body.stiffness[(int(i), int(j))] = v
+            if line.startswith("Wave period"):
+                if re.match(r"Wave period\s*=\s*infinite", line):
+                    period = _Period(period=math.inf, line=n)
+                elif re.match(r"Wave period\s*=\s*zero", line):
+                    period = _Period(period=0.0, line=n)
+                elif m := _RE_PERIOD.search(line):
+                    period = _Period(period=float(m.group(1)), line=n)
+                else:
+                    raise self.error(n, "expected 'Wave period (sec) = <T>', 'Wave period = "
+                                        "infinite' or 'Wave period = zero'")
+                self.periods.append(period)
+                section, heading = "", None
+                continue
+            if period is None:
+                continue
+            if line.startswith("ADDED-MASS AND DAMPING"):
+                section = "AB"
+                continue
+            if line.startswith("ADDED-MASS COEFFICIENTS"):
+                section = "A"
+                continue
+            if "EXCITING FORCES AND MOMENTS" in line:
+                kind = line.split()[0].upper()
+                section = kind if kind in ("DIFFRACTION", "HASKIND") else ""
+                heading = None
+                continue
+            if re.fullmatch(r"[A-Z][A-Z0-9 ,&()/-]+", line) and not line.startswith("I "):
+                section = ""          # another table (RAOs, drift forces, ...): skipped
+                continue
+            if section in ("DIFFRACTION", "HASKIND"):
+                if m := _RE_HEADING.search(line):
+                    heading = float(m.group(1))
+                    period.x.setdefault(section, {})[heading] = {}
+                    continue
+                if line[0].isdigit() and heading is not None:
+                    v = self.numbers(n, line, 3, "I, Mod[X(I)], Pha[X(I)]")
+                    period.x[section][heading][int(v[0])] = (v[1], v[2])
+                continue
+            if section in ("A", "AB") and line[0].isdigit():
+                count = 3 if section == "A" else 4
+                what = "I, J, A(I,J)" if section == "A" else "I, J, A(I,J), B(I,J)"
+                v = self.numbers(n, line, count, what)
+                key = (int(v[0]), int(v[1]))
+                period.a[key] = v[2]
+                if section == "AB":
+                    period.b[key] = v[3]
+        return self.g, self.ulen, self.depth, self.gdf, self.bodies, self.periods, \
+            len(self.lines)
+
+
+def _rot(i: int) -> int:
+    """1 for a rotational DOF index (1-based, 6 per body), 0 for a translational one."""
+    return 1 if (i - 1) % 6 >= 3 else 0
+
+
+def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: float | None,
+              gdf: list[str], bodies: list[_Body], periods: list[_Period], nlines: int
+              ) -> MultiBodyData:
+    def fail(what: str, line: int = nlines) -> HydroDataError:
+        return HydroDataError(f"{p}, line {line}: {what}", value=line)
+
+    if g is None or ulen is None:
+        raise fail("no 'Gravity: ... Length scale: ...' header line found: not a WAMIT .out "
+                   "file (or its header is cut off)", 1)
+    if depth is None:
+        raise fail("no 'Water depth:' header line found", 1)
+    if not bodies:
+        raise fail("no 'Body number: N=' block found: not a WAMIT .out file?", 1)
+    nbody = len(bodies)
+    n = 6 * nbody
+    names = [gdf[k] if k < len(gdf) else f"body{k + 1}" for k in range(nbody)]
+    if len(set(names)) != nbody:
+        names = [f"body{k + 1}" for k in range(nbody)]
+    for b in bodies:
+        for attr, what in (("position", "XBODY = ... PHIBODY = ..."),
+                           ("volumes", "Volumes (VOLX,VOLY,VOLZ)"),
+                           ("cob", "Center of Buoyancy (Xb,Yb,Zb)"),
+                           ("cog", "Center of Gravity (Xg,Yg,Zg)")):
+            if getattr(b, attr) is None:
+                raise fail(f"body {b.number}: the '{what}' line is missing from its block",
+                           b.line)
+        if b.phibody != 0.0:
+            raise UnsupportedFormatError(
+                f"{p}, line {b.line}: body {b.number} has PHIBODY = {b.phibody} deg; rotated "
+                "body frames are not supported (rotate the mesh instead of the body frame)",
+                value=b.phibody)
+        if (3, 3) not in b.stiffness:
+            raise fail(f"body {b.number}: the hydrostatic 'C(3,3)' line is missing", b.line)
+
+    finite = [q for q in periods if 0.0 < q.period < math.inf]
+    if not finite:
+        raise fail("no 'Wave period (sec) =' block with coefficients: the FORCE output is "
+                   "missing or cut off")
+    pairs = [(i, j) for i in range(1, n + 1) for j in range(1, n + 1)]
+    max_index = max((max(k) for q in periods for k in q.a), default=0)
+    if max_index > n:
+        raise UnsupportedFormatError(
+            f"{p}: DOF index {max_index} > 6 x {nbody} bodies: generalised modes (NEWMDS) are "
+            "not supported", value=max_index)
+
+    def scale_ab(i: int, j: int) -> float:
+        return rho * ulen ** (3 + _rot(i) + _rot(j))
+
+    def matrix(q: _Period, table: dict[tuple[int, int], float], what: str
+               ) -> NDArray[np.float64]:
+        missing = [k for k in pairs if k not in table]
+        if missing:
+            raise fail(f"the {what} of the block 'Wave period' at line {q.line} lacks "
+                       f"{len(missing)} of the {n * n} (I, J) pairs, first {missing[0]}: the "
+                       "file is truncated there or WAMIT was run without these modes "
+                       "(set all MODE flags to 1 in the .pot/.frc file)", q.line)
+        out = np.empty((n, n))
+        for (i, j) in pairs:
+            out[i - 1, j - 1] = table[(i, j)] * scale_ab(i, j)
+        return out
+
+    finite.sort(key=lambda q: -q.period)          # increasing omega
+    periods_s = np.array([q.period for q in finite])
+    if np.any(np.diff(periods_s) >= 0.0):
+        dup = periods_s[np.flatnonzero(np.diff(periods_s) >= 0.0)[0]]
+        raise fail(f"period {dup} s appears twice")
+    omega = 2.0 * np.pi / periods_s
+    a = np.stack([matrix(q, q.a, "added mass") for q in finite])
+    b = np.stack([matrix(q, q.b, "damping") for q in finite]) * omega[:, None, None]
+
+    kinds = {k for q in finite for k in q.x}
+    kind = "DIFFRACTION" if "DIFFRACTION" in kinds else "HASKIND" if kinds else None
+    if kind is None:
+        raise fail("no exciting forces (DIFFRACTION or HASKIND EXCITING FORCES AND MOMENTS) "
+                   "in the file: run WAMIT with the diffraction problem")
+    headings = sorted(finite[0].x.get(kind, {}))
+    nb = len(headings)
+    x = np.empty((omega.size, nb, n), dtype=np.complex128)
+    m_scale = np.array([rho * g * ulen ** (2 + _rot(i)) for i in range(1, n + 1)])
+    for w, q in enumerate(finite):
+        table = q.x.get(kind, {})
+        if sorted(table) != headings:
+            raise fail(f"the block 'Wave period' at line {q.line} has {kind.lower()} headings "
+                       f"{sorted(table)} deg, the first block {headings} deg", q.line)
+        for h, beta in enumerate(headings):
+            rows = table[beta]
+            if sorted(rows) != list(range(1, n + 1)):
+                raise fail(f"the {kind.lower()} forces at heading {beta} deg of the block at "
+                           f"line {q.line} hold DOFs {sorted(rows)}, expected 1-{n}", q.line)
+            mod = np.array([rows[i][0] for i in range(1, n + 1)])
+            pha = np.deg2rad([rows[i][1] for i in range(1, n + 1)])
+            x[w, h] = mod * np.exp(1j * pha) * m_scale
+
+    zero = [q for q in periods if q.period == 0.0]
+    static = [q for q in periods if q.period == math.inf]
+    a_zero = (matrix(static[0], static[0].a, "zero-frequency added mass") if static
+              else None)
+    notes_common = [
+        f"WAMIT .out: rho = {rho} kg/m^3 (not in the file), g = {g} m/s^2, ULEN = {ulen} m; "
+        "values made dimensional as A = rho L^k Abar, B = rho w L^k Bbar, X = rho g L^m Xbar, "
+        "C = rho g L^k Cbar",
+        f"excitation: {kind.lower()} exciting forces"
+        + (" (Haskind ones also in the file, not used)" if len(kinds) > 1 else "")
+        + "; phases printed in whole degrees",
+    ]
+    if zero:
+        a_inf = matrix(zero[0], zero[0].a, "infinite-frequency added mass")
+        a_inf_source = "file"
+    else:
+        from .readers import estimate_added_mass_inf
+
+        a_inf, note = estimate_added_mass_inf(omega, a, b)
+        a_inf_source = "extrapolated"
+        notes_common.append(note)
+
+    hds = []
+    for k, bd in enumerate(bodies):
+        s = slice(6 * k, 6 * k + 6)
+        c = np.zeros((6, 6))
+        for (i, j), v in bd.stiffness.items():
+            val = v * rho * g * ulen ** (2 + _rot(i) + _rot(j))
+            c[i - 1, j - 1] = val
+            if j <= 5 and i != j:         # C(4,6), C(5,6) are one-sided in WAMIT
+                c[j - 1, i - 1] = val
+        vols = np.array(bd.volumes)           # printed dimensional, m^3
+        volume = float(np.mean(vols))
+        spread = float(np.ptp(vols) / volume) if volume else 0.0
+        notes = [*notes_common,
+                 f"displaced volume: mean of WAMIT's VOLX, VOLY, VOLZ (spread {spread:.1e} "
+                 "relative)",
+                 f"reference point: the body origin (XBODY, YBODY, ZBODY) = {bd.position} m; "
+                 "centres relative to it"]
+        if nbody > 1:
+            notes.append(f"body {k + 1} of {nbody}: the coupling blocks are in the "
+                         "MultiBodyData of read_wamit_bodies")
+        hds.append(HydroData(
+            name=names[k],
+            omega=omega.copy(),
+            added_mass=np.ascontiguousarray(a[:, s, s]),
+            radiation_damping=np.ascontiguousarray(b[:, s, s]),
+            added_mass_inf=np.ascontiguousarray(a_inf[s, s]),
+            added_mass_inf_source=a_inf_source,
+            wave_direction=np.deg2rad(headings),
+            excitation=np.ascontiguousarray(x[:, :, s]),
+            hydrostatic_stiffness=c,
+            displaced_volume=volume,
+            center_of_buoyancy=np.array(bd.cob),
+            center_of_gravity=np.array(bd.cog),
+            reference_point=np.array(bd.position),
+            rho=rho,
+            g=g,
+            water_depth=depth,
+            inertia_matrix=None,
+            source=f"{p} (body{k + 1}/{names[k]}, WAMIT .out)",
+            notes=tuple(notes),
+        ))
+    return MultiBodyData(bodies=tuple(hds), added_mass=a, radiation_damping=b,
+                         added_mass_inf=a_inf, added_mass_zero=a_zero,
+                         source=f"{p} (WAMIT .out)",
+                         notes=tuple(notes_common))
