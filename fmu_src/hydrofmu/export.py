@@ -56,6 +56,9 @@ RUNTIME_MODULES: list[str] = [
     "constraints.py",
     "system.py",
     "timeschemes.py",
+    "fmi_names.py",
+    "fmi_state.py",
+    "fmi_workarounds.py",
     "fmi_slave.py",
 ]
 
