@@ -143,7 +143,7 @@ def test_elevation_input_reproduces_internal_wave(body: str, dofs: list[str]) ->
     ref = make_simulator(factory(dofs=dofs), wave=_irregular_wave(),
                          simulation={"max_internal_step": h})
     t, out_ref = run(ref, 400.0, h)
-    ec = ref.exc_components
+    ec = ref.part("wave_excitation").components
 
     def eta(ti: float) -> float:
         return float((np.exp(1j * ec.omega * ti) @ ec.elevation_coefficients).real)

@@ -56,7 +56,11 @@ RUNTIME_MODULES: list[str] = [
     "layout.py",
     "constraints.py",
     "system.py",
-    "timeschemes.py", "schemes/*.py",
+    "timeschemes.py",
+    "schemes/*.py",
+    "fmi_names.py",
+    "fmi_state.py",
+    "fmi_workarounds.py",
     "fmi_slave.py",
 ]
 

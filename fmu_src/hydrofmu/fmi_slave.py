@@ -24,17 +24,15 @@ it:
   ``fmi2SetDebugLogging``).
 - ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes`` are called on the class, not the
   instance, and the size query serializes the state a second time.
+
+The workarounds for pythonfmu's binary live in ``fmi_workarounds.py``, the state arrays
+and their serialization in ``fmi_state.py``, the variable descriptions in
+``fmi_names.py``.
 """
 
 from __future__ import annotations
 
-import atexit
-import ctypes
-import io
 import math
-import os
-import sys
-import threading
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -45,6 +43,16 @@ from pythonfmu import Fmi2Causality, Fmi2Initial, Fmi2Slave, Fmi2Variability, In
 from pythonfmu.enums import Fmi2Status
 
 from .errors import HydroFMUError
+from .fmi_names import describe, with_choices
+from .fmi_state import (
+    STATE_FORMAT,
+    invalid_state,
+    simulator_arrays,
+    simulator_state,
+    state_from_bytes,
+    state_to_bytes,
+)
+from .fmi_workarounds import guard_interpreter_exit
 from .hydrodata.store import load_model
 from .parameters import parameter_table
 from .system import Simulator
@@ -55,108 +63,11 @@ MODEL_FILE = "model.npz"
 #: Unit written for dimensionless Real variables.
 DIMENSIONLESS = "1"
 
-_DOF_TEXT = ("surge", "sway", "heave", "roll", "pitch", "yaw")
-
-#: Plain-language text of the quantities the simulator exposes, for the descriptions.
-_QUANTITY_TEXT = {
-    "F_pto": "power-take-off force on the body reference point, inertial frame",
-    "pose": "position and orientation of the body reference point, inertial frame",
-    "velocity": "velocity of the body reference point, inertial frame",
-    "acceleration": "acceleration of the body reference point, inertial frame",
-    "F_added_mass": "added-mass force (-A_inf times the acceleration)",
-    "F_radiation": "radiation (memory) force",
-    "F_excitation": "wave excitation force",
-    "F_hydrostatic": "hydrostatic restoring force",
-    "F_mooring": "mooring force",
-    "F_viscous": "viscous drag force",
-    "F_constraint": "constraint force",
-    "elevation_input": "wave elevation input (preview_time ahead), at the reference point",
-    "elevation": "wave elevation in use at the reference point",
-}
-
 # Life-cycle phases of an instance.
 _INSTANTIATED, _INITIALIZING, _STEPPING = 0, 1, 2
 
 # Kinds of Real variables.
 _PARAMETER, _INPUT, _OUTPUT = 0, 1, 2
-
-# Key prefixes of the flattened FMU state (see HydroSlave._get_fmu_state).
-_FMU_KEY = "fmu."
-_SIM_KEY = "sim."
-_STATE_FORMAT = 1
-
-
-_EXIT_GUARDED: set[str] = set()
-
-
-def guard_interpreter_exit(resources: str | Path, model_identifier: str) -> bool:
-    """Work around a crash at the exit of a Python host in pythonfmu 0.7.0's binary.
-
-    The binary keeps its interpreter guard in a static ``std::shared_ptr`` and also resets
-    it from an ``__attribute__((destructor))`` function. The library is never unloaded
-    (it has STB_GNU_UNIQUE symbols), so at process exit the static destructor runs first
-    and the destructor function then assigns to the destroyed pointer: a double free that
-    aborts the host intermittently ("corrupted double-linked list") after a successful
-    run. Resetting the guard early, from a Python ``atexit`` handler through the exported
-    ``finalizePythonInterpreter``, leaves an empty pointer behind that both later calls
-    handle without harm.
-
-    Only done on Linux and in a Python host: when the FMU's binary started the interpreter
-    itself (a C/C++ host), ``atexit`` handlers run inside that very reset.
-
-    Parameters
-    ----------
-    resources
-        The FMU's unpacked ``resources`` folder.
-    model_identifier
-        Name of the FMU's binary, ``binaries/linux64/<model_identifier>.so``.
-
-    Returns
-    -------
-    bool
-        True if the handler is registered (now or before) for this binary.
-    """
-    if sys.platform != "linux" or threading.main_thread().native_id != os.getpid():
-        return False
-    library = Path(resources).parent / "binaries" / "linux64" / f"{model_identifier}.so"
-    key = str(library)
-    if key in _EXIT_GUARDED:
-        return True
-    if not library.is_file():
-        return False
-    try:
-        # The host has loaded this file: dlopen returns the same library.
-        finalize = ctypes.CDLL(key).finalizePythonInterpreter
-    except (OSError, AttributeError):
-        return False
-    finalize.argtypes = []
-    finalize.restype = None
-    atexit.register(finalize)
-    _EXIT_GUARDED.add(key)
-    return True
-
-
-def describe(name: str) -> str:
-    """A one-line description of a structured variable name such as ``body.pose[3]``.
-
-    Parameters
-    ----------
-    name
-        ``<owner>.<quantity>`` or ``<owner>.<quantity>[i]``, i = 1..6 for the DOFs.
-    """
-    owner, _, rest = name.partition(".")
-    quantity, _, index = rest.partition("[")
-    text = _QUANTITY_TEXT.get(quantity, quantity.replace("_", " "))
-    if index:
-        i = int(index.rstrip("]"))
-        if 1 <= i <= len(_DOF_TEXT):
-            text = f"{text}, {_DOF_TEXT[i - 1]}"
-        else:
-            text = f"{text}, component {i}"
-    if owner != "wave":
-        text = f"{text} ('{owner}')"
-    return text
-
 
 def _finite_mask(values: Sequence[float]) -> list[bool]:
     return [math.isfinite(v) for v in values]
@@ -302,7 +213,7 @@ class HydroSlave(Fmi2Slave):
                     causality=Fmi2Causality.parameter,
                     variability=Fmi2Variability.fixed,
                     initial=Fmi2Initial.exact,
-                    description=_with_choices(p.description, p.choices),
+                    description=with_choices(p.description, p.choices),
                     getter=lambda k=k: self._strs[k],
                 ),
                 nested=False,
@@ -603,7 +514,7 @@ class HydroSlave(Fmi2Slave):
         """Copy of everything that determines the continuation, as named arrays."""
         try:
             state = {
-                "fmu.format": np.array(_STATE_FORMAT),
+                "fmu.format": np.array(STATE_FORMAT),
                 "fmu.reals": np.array(self._reals, dtype=np.float64),
                 "fmu.ints": np.array(self._ints, dtype=np.int64),
                 "fmu.strs": np.array(self._strs, dtype=np.str_),
@@ -615,19 +526,12 @@ class HydroSlave(Fmi2Slave):
                 "fmu.has_sim": np.array(self._sim is not None),
             }
             if self._sim is not None:
-                for key, value in self._sim.get_state().items():
-                    arr = np.array(value, copy=True)
-                    if arr.dtype.hasobject:
-                        raise HydroFMUError(
-                            f"simulator state entry '{key}' is not a numeric array",
-                            value=key,
-                        )
-                    state[_SIM_KEY + key] = arr
+                state.update(simulator_arrays(self._sim.get_state()))
             return state
         except Exception as exc:
             message = f"the FMU state could not be saved: {exc}"
             self._error(message)
-            return {"fmu.format": np.array(_STATE_FORMAT), "fmu.invalid": np.array(message)}
+            return invalid_state(message)
 
     def _set_fmu_state(self, state: Mapping[str, np.ndarray]) -> None:
         """Restore a state from :meth:`_get_fmu_state` (possibly via bytes)."""
@@ -635,7 +539,7 @@ class HydroSlave(Fmi2Slave):
             if "fmu.invalid" in state:
                 self._error(f"cannot restore an invalid FMU state: {state['fmu.invalid']}")
                 return
-            if int(state["fmu.format"]) != _STATE_FORMAT:
+            if int(state["fmu.format"]) != STATE_FORMAT:
                 self._error(f"unknown FMU state format {int(state['fmu.format'])}")
                 return
             reals = state["fmu.reals"].tolist()
@@ -655,14 +559,7 @@ class HydroSlave(Fmi2Slave):
                 sim = self._sim
                 if sim is None or parameters != self._sim_parameters:
                     sim = Simulator.from_payload(self._bodies, self._config, parameters)
-                n = len(_SIM_KEY)
-                sim.set_state(
-                    {
-                        k[n:]: np.array(v, copy=True)
-                        for k, v in state.items()
-                        if k.startswith(_SIM_KEY)
-                    }
-                )
+                sim.set_state(simulator_state(state))
         except HydroFMUError as exc:
             self._error(f"the FMU state could not be restored: {exc}")
             return
@@ -679,25 +576,10 @@ class HydroSlave(Fmi2Slave):
 
     @staticmethod
     def _fmu_state_to_bytes(state: Mapping[str, np.ndarray]) -> bytes:
-        """Serialize a state as an uncompressed ``.npz`` (no pickle)."""
-        buffer = io.BytesIO()
-        np.savez(buffer, allow_pickle=False, **state)
-        return buffer.getvalue()
+        """Serialize a state (see :func:`fmi_state.state_to_bytes`)."""
+        return state_to_bytes(state)
 
     @staticmethod
     def _fmu_state_from_bytes(data: bytes) -> dict[str, np.ndarray]:
         """Inverse of :meth:`_fmu_state_to_bytes`; bad bytes give an invalid state."""
-        try:
-            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-                return {key: npz[key] for key in npz.files}
-        except Exception as exc:
-            return {
-                "fmu.format": np.array(_STATE_FORMAT),
-                "fmu.invalid": np.array(f"the serialized FMU state cannot be read: {exc}"),
-            }
-
-
-def _with_choices(description: str, choices: Sequence[str] | None) -> str:
-    if not choices:
-        return description
-    return f"{description} (one of: {', '.join(choices)})"
+        return state_from_bytes(data)

@@ -142,6 +142,8 @@ class Part:
     feedthrough: ClassVar[bool] = False
     #: Number of continuous states.
     n_states: int = 0
+    #: False when :meth:`force` always returns ``None`` (the simulator skips the call).
+    active: bool = True
 
     def __init__(self, *, model: ModelInfo) -> None:
         self.n = model.n

@@ -85,12 +85,8 @@ class Simulator(ModelInterface):
         self._build()
 
     @classmethod
-    def from_payload(
-        cls,
-        bodies: list[HydroData],
-        config: dict[str, Any],
-        parameters: dict[str, Any] | None = None,
-    ) -> Simulator:
+    def from_payload(cls, bodies: list[HydroData], config: dict[str, Any],
+                     parameters: dict[str, Any] | None = None) -> Simulator:
         """Build from the data stored in an FMU (same arguments as the constructor)."""
         return cls(bodies, config, parameters)
 
@@ -103,10 +99,8 @@ class Simulator(ModelInterface):
 
     # ------------------------------------------------------------------ assembly
     def _build(self) -> None:
-        p = self.parameters
-        cfg = self.config
-        n = 6 * len(self.bodies)
-        self.n = n
+        p, cfg = self.parameters, self.config
+        self.n = n = 6 * len(self.bodies)
         self.dt = float(p["max_internal_step"])
         self.scheme = make_scheme(p["time_scheme"])
         self.added_mass_method = p["added_mass.method"]
@@ -146,7 +140,9 @@ class Simulator(ModelInterface):
             self.parts.append(part)
         self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._stateful = [q for q in self.parts if q.n_states]
-        self._forces = [q.force for q in self.parts]
+        self._forces = [q.force for q in self.parts if q.active]
+        self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
+        self._listening = [q for q in self.parts if type(q).new_inputs is not Part.new_inputs]
 
         # Left side: body mass, the parts' constant mass, the added mass as treated.
         added = np.zeros((n, n))
@@ -252,37 +248,40 @@ class Simulator(ModelInterface):
                  vn: NDArray[np.float64] | None = None) -> Context:
         """Fill the shared evaluation context for time ``t`` and state ``y``."""
         ctx = self._ctx
-        ctx.t = t
-        ctx.t0 = self.t0
+        ctx.t, ctx.t0, ctx.sn = t, self.t0, sn
         ctx.s = t - (self.t0 + self.grid_index * self.dt)
-        ctx.sn = sn
         ctx.q, ctx.v = self.constraints.expand_pair(y)
         ctx.vn = ctx.v if vn is None else vn
         ctx.u = self.u
         ctx.y = y
         return ctx
 
-    def _total_force(self, ctx: Context) -> NDArray[np.float64]:
-        """Sum of all parts' forces and the lagged added-mass force, shape (n,)."""
-        total = np.zeros(self.n)
-        for force in self._forces:
-            f = force(ctx)
-            if f is not None:
-                total += f
-        if self.lagged:
-            total -= self.added_lagged @ self._acc_prev
-        return total
-
     def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]):
-        sn_base = t_n - self.grid_time
-        vn = self.constraints.expand_pair(y_n)[1]
-        nr = self.nr
+        t_grid = self.grid_time
+        sn_base = t_n - t_grid
+        expand = self.constraints.expand_pair
+        vn = expand(y_n)[1]
+        nr, n = self.nr, self.n
         acc_map = self._acc_map
         stateful = self._stateful
+        forces = self._forces
+        lag = (self.added_lagged @ self._acc_prev) if self.lagged else None
+        ctx = self._ctx
+        ctx.t0, ctx.sn, ctx.vn, ctx.u = self.t0, sn_base, vn, self.u
 
         def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            ctx = self._context(t, y, sn_base, vn)
-            total = self._total_force(ctx)
+            # The context of _context(), filled inline: this runs once per stage.
+            ctx.t = t
+            ctx.s = t - t_grid
+            ctx.q, ctx.v = expand(y)
+            ctx.y = y
+            total = np.zeros(n)
+            for force in forces:
+                f = force(ctx)
+                if f is not None:
+                    total += f
+            if lag is not None:
+                total -= lag
             out = np.empty_like(y)
             out[:nr] = y[nr : 2 * nr]
             out[nr : 2 * nr] = acc_map @ total
@@ -324,7 +323,7 @@ class Simulator(ModelInterface):
         eps = max(1e-9 * self.dt, 8.0 * float(np.spacing(abs(t_end))))
         if self.time - self.grid_time <= eps:
             ctx = self._context(self.time, self.y, 0.0)
-            for part in self.parts:
+            for part in self._listening:
                 part.new_inputs(ctx)
         while self.time < t_end - eps:
             t_grid_next = self.t0 + (self.grid_index + 1) * self.dt
@@ -348,14 +347,14 @@ class Simulator(ModelInterface):
                 self.grid_index += 1
                 self.time = self.grid_time
                 ctx = self._context(self.time, self.y, 0.0)
-                for part in self.parts:
+                for part in self._committing:
                     part.commit(ctx)
         self.time = t_end if abs(self.time - t_end) <= eps else self.time
 
     def _acceleration(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
         """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""
-        ctx = self._context(t, y, t - self.grid_time)
-        return self.constraints.basis @ (self._acc_map @ self._total_force(ctx))
+        y_dot = self._rhs_factory(t, y)(t, y)
+        return self.constraints.basis @ y_dot[self.nr : 2 * self.nr]
 
     def output_vector(self) -> NDArray[np.float64]:
         """All outputs at the current time with the current inputs (order of output_names)."""
@@ -366,7 +365,7 @@ class Simulator(ModelInterface):
     def _evaluate_outputs(self) -> None:
         if self.time - self.grid_time <= 1e-9 * self.dt:
             ctx = self._context(self.time, self.y, 0.0)
-            for part in self.parts:
+            for part in self._listening:
                 part.new_inputs(ctx)
         if not np.all(np.isfinite(self.u)):
             return  # keep the last good outputs; step() reports the bad input

@@ -48,6 +48,7 @@ class ViscousPart(Part):
             quad[sl] = np.asarray(bc["quadratic_damping"], dtype=float)
         self.model = ViscousDamping(lin, quad)
         self.linear = self.model.linear
+        self.active = self.model.active
 
     def force(self, ctx: Context) -> NDArray[np.float64] | None:
         if not self.model.active:

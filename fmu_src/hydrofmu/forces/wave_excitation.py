@@ -53,6 +53,7 @@ class WaveExcitation(Part):
             self._build_components(model)
         elif self.wave_type == "input":
             self._build_input(model)
+        self.active = self.wave_type != "none"
 
     @classmethod
     def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],
