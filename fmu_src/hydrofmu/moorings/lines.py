@@ -20,6 +20,7 @@ points (3 each).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,6 +73,7 @@ class LineSystem:
         self.env = Environment(g=o.g, rho=o.rho, depth=o.WtrDpth if o.WtrDpth > 0 else math.inf,
                                kbot=o.kBot, cbot=o.cBot)
         self.drag_scale = 1.0
+        self._compression = False
         self._build(model)
 
     # -- assembly ---------------------------------------------------------------------------
@@ -227,7 +229,7 @@ class LineSystem:
         lstr = np.sqrt(np.einsum("ij,ij->i", d, d))
         qs = d / lstr[:, None]
         ldstr = np.einsum("ij,ij->i", qs, v[self.seg1] - v[self.seg0])
-        stretch = np.maximum(lstr - self.l0, 0.0)
+        stretch = lstr - self.l0 if self._compression else np.maximum(lstr - self.l0, 0.0)
         tmag = (self.ea * stretch + self.ba * ldstr) / self.l0
         seg_force = tmag[:, None] * qs
         self._seg_tension = tmag
@@ -445,40 +447,90 @@ class LineSystem:
             return out
 
         y = x[pos].copy()
-        res = residual(y)
+        residual(y)
         scale = max(float(np.max(np.abs(self._seg_tension))), float(np.max(self.n_m)) * self.env.g)
-        it = 0
-        for it in range(1, max_iter + 1):  # noqa: B007
-            if np.max(np.abs(res)) <= tol * scale:
-                break
-            h = 1e-6 * max(1.0, float(np.max(np.abs(y))))
-            jac = np.empty((res.size, y.size))
-            for j in range(y.size):
-                yp = y.copy()
-                yp[j] += h
-                ym = y.copy()
-                ym[j] -= h
-                jac[:, j] = (residual(yp) - residual(ym)) / (2 * h)
-            try:
-                dy = np.linalg.solve(jac, -res)
-            except np.linalg.LinAlgError:
-                dy = np.linalg.lstsq(jac, -res, rcond=None)[0]
-            # limit a step to a tenth of the shortest segment, then backtrack
-            lim = 0.1 * float(np.min(self.l0))
-            big = float(np.max(np.abs(dy)))
-            fac = min(1.0, lim / big) if big > 0 else 1.0
-            norm0 = float(np.linalg.norm(res))
-            for _ in range(30):
-                trial = residual(y + fac * dy)
-                if np.linalg.norm(trial) < norm0:
-                    break
-                fac *= 0.5
-            else:
-                break
-            y, res = y + fac * dy, trial
+        # first with segments that resist compression too (a smooth problem: the catenary's
+        # chords are shorter than its arcs, so coarse segments start slack), then as MoorDyn
+        self._compression = True
+        try:
+            y, _, it0 = self._newton(residual, y, tol * scale, max_iter)
+        finally:
+            self._compression = False
+        y, res, it = self._newton(residual, y, tol * scale, max_iter)
+        it += it0
         x[pos] = y
         err = float(np.max(np.abs(res)))
         return x, {"converged": err <= tol * scale, "iterations": it, "residual": err}
+
+    def _newton(self, residual: Callable[[Array], Array], y: Array, tol: float, max_iter: int
+                ) -> tuple[Array, Array, int]:
+        """Newton iterations with a Levenberg-Marquardt safeguard; returns y, residual, count."""
+        res = residual(y)
+        mu = None
+        it = 0
+        for it in range(1, max_iter + 1):  # noqa: B007
+            if np.max(np.abs(res)) <= tol:
+                break
+            jac = self._jacobian(residual, y)
+            norm0 = float(np.linalg.norm(res))
+            try:
+                dy = np.linalg.solve(jac, -res)
+                trial = residual(y + dy)
+                if np.linalg.norm(trial) < norm0:
+                    y, res = y + dy, trial
+                    continue
+            except np.linalg.LinAlgError:
+                pass
+            jtj, jtr = jac.T @ jac, jac.T @ res
+            dmax = float(np.max(np.diag(jtj)))
+            mu = 1e-9 * dmax if mu is None else mu
+            for _ in range(60):
+                dy = np.linalg.solve(jtj + mu * np.eye(y.size), -jtr)
+                trial = residual(y + dy)
+                if np.linalg.norm(trial) < norm0:
+                    mu = max(mu / 10, 1e-15 * dmax)
+                    break
+                mu *= 8
+            else:
+                break
+            y, res = y + dy, trial
+        return y, res, it
+
+    def _jacobian(self, residual: Callable[[Array], Array], y: Array) -> Array:
+        """Central-difference Jacobian of the static residual, shape (y.size, y.size).
+
+        Without free points a node's static force depends on itself and its two neighbours
+        only, so nodes three apart are perturbed together (9 residual pairs in all);
+        with free points every column is perturbed on its own.
+        """
+        h = 1e-6 * max(1.0, float(np.max(np.abs(y))))
+        n = y.size
+        jac = np.zeros((n, n))
+        if self.n_free:
+            for j in range(n):
+                e = np.zeros(n)
+                e[j] = h
+                jac[:, j] = (residual(y + e) - residual(y - e)) / (2 * h)
+            return jac
+        ni = self.n_internal
+        where = np.full(self.n_nodes, -1)
+        where[self.internal] = np.arange(ni)
+        for c in range(3):
+            cols = np.flatnonzero(self.internal % 3 == c)
+            for k in range(3):
+                e = np.zeros(n)
+                e[3 * cols + k] = h
+                diff = (residual(y + e) - residual(y - e)) / (2 * h)
+                for off in (-1, 0, 1):
+                    rows = where[self.internal[cols] + off]
+                    ok = rows >= 0
+                    # neighbours must belong to the same line
+                    ok &= self.node_line[self.internal[cols] + off] == self.node_line[
+                        self.internal[cols]]
+                    rr, cc = rows[ok], cols[ok]
+                    for m in range(3):
+                        jac[3 * rr + m, 3 * cc + k] = diff[3 * rr + m]
+        return jac
 
     def initial_state(self, coupled_positions: Array) -> tuple[Array, dict]:
         """Initial state: the static equilibrium at the coupled positions, at rest.
