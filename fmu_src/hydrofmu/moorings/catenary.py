@@ -135,10 +135,16 @@ class Catenary:
             zf = hf / w * (math.sqrt(1 + (vf / hf) ** 2) - 1) + vf * vf / (2 * ea * w)
             return xf, zf
         va = vf - w * L
-        xf = hf / w * (math.asinh(vf / hf) - math.asinh(va / hf)) + hf * L / ea
-        zf = hf / w * (math.sqrt(1 + (vf / hf) ** 2) - math.sqrt(1 + (va / hf) ** 2)) + (
-            vf * L - w * L * L / 2
-        ) / ea
+        a, b = vf / hf, va / hf
+        sa, sb = math.sqrt(1 + a * a), math.sqrt(1 + b * b)
+        # differences of asinh and sqrt rewritten without cancellation (a - b = w L / HF is
+        # tiny for a light, taut line)
+        if a * b > 0:
+            dx = math.asinh((w * L / hf) * (a + b) / (a * sb + b * sa))
+        else:
+            dx = math.asinh(a) - math.asinh(b)
+        xf = hf / w * dx + hf * L / ea
+        zf = L * (a + b) / (sa + sb) + (vf * L - w * L * L / 2) / ea
         return xf, zf
 
     # -- the solve ------------------------------------------------------------------------
