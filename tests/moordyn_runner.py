@@ -37,7 +37,8 @@ def main(lines: str, motion: str, out: str) -> None:
     nseg = [ln.n_segments for ln in model.lines]
 
     def row(tt: float, f) -> list[float]:
-        fair = [np.linalg.norm(moordyn.GetLineNodeForce(h, n)) for h, n in zip(handles, nseg)]
+        fair = [np.linalg.norm(moordyn.GetLineNodeForce(h, n))
+                for h, n in zip(handles, nseg, strict=True)]
         anch = [np.linalg.norm(moordyn.GetLineNodeForce(h, 0)) for h in handles]
         return [tt, *f, *fair, *anch]
 

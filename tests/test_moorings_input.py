@@ -75,5 +75,5 @@ def test_harmless_options_are_noted_not_silently_dropped() -> None:
 
 
 def test_missing_file_names_the_path(tmp_path: Path) -> None:
-    with pytest.raises(MoorDynInputError, match="nope.txt"):
+    with pytest.raises(MoorDynInputError, match=r"nope\.txt"):
         read_moordyn(tmp_path / "nope.txt")

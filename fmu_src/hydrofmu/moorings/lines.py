@@ -20,36 +20,21 @@ points (3 each).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
-from .catenary import Catenary, CatenaryError
+from .frames import rotation
 from .moordyn_input import MoorDynModel
 
 Array = NDArray[np.float64]
 
 
-def rotation(angles: Array) -> Array:
-    """``Rz(yaw) Ry(pitch) Rx(roll)``, shape (3, 3), from roll, pitch, yaw in rad."""
-    cr, sr = math.cos(angles[0]), math.sin(angles[0])
-    cp, sp = math.cos(angles[1]), math.sin(angles[1])
-    cy, sy = math.cos(angles[2]), math.sin(angles[2])
-    return np.array(
-        [
-            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr],
-        ]
-    )
-
-
 @dataclass
 class Environment:
-    """Still water: gravity (m/s^2), density (kg/m^3), depth (m), seabed kBot (Pa/m), cBot (Pa s/m)."""
+    """Still water: g (m/s^2), density (kg/m^3), depth (m), seabed kBot (Pa/m), cBot (Pa s/m)."""
 
     g: float = 9.80665
     rho: float = 1025.0
@@ -169,7 +154,22 @@ class LineSystem:
         if self.n_free and not np.all(self.point_mass[self.free_points]
                                       + self.point_volume[self.free_points] >= 0):
             raise ConfigError("free points need mass and volume >= 0", value=None)
-        del env
+        npair = self.n_nodes - 1
+        real = np.zeros(npair, dtype=bool)
+        real[self.seg0] = True
+        self._pair_fake = np.where(real, 0.0, 1.0)
+        self._pair_l0 = np.ones(npair)
+        self._pair_ea = np.zeros(npair)
+        self._pair_ba = np.zeros(npair)
+        self._pair_l0[self.seg0] = self.l0
+        self._pair_ea[self.seg0] = self.ea
+        self._pair_ba[self.seg0] = self.ba
+        vol = self.n_len * self.n_area
+        self._a_full = self.n_m + env.rho * vol * self.n_can
+        self._b_full = env.rho * vol * (self.n_cat - self.n_can)
+        self._wz_full = -env.g * (self.n_m - env.rho * vol)
+        self._cdn_d = self.n_cdn * self.n_d
+        self._cdt_d = math.pi * self.n_cdt * self.n_d
 
     # -- kinematics of the points -------------------------------------------------------------
     def point_kinematics(
@@ -188,7 +188,7 @@ class LineSystem:
         for n, bi in enumerate(self.coupled_bodies):
             pose, vel = cp[6 * n:6 * n + 6], cv[6 * n:6 * n + 6]
             poses[self.bodies[bi].id] = (pose[:3], rotation(pose[3:]), vel[:3], vel[3:])
-        for bi, b in enumerate(self.bodies):
+        for b in self.bodies:
             if b.kind == "fixed":
                 pose = np.array(b.pose)
                 poses[b.id] = (pose[:3], rotation(pose[3:]), np.zeros(3), np.zeros(3))
@@ -225,39 +225,51 @@ class LineSystem:
             (kg, shape (n_nodes,)) and the unit tangent ``q``, shape (n_nodes, 3).
         """
         env = self.env
-        d = r[self.seg1] - r[self.seg0]
-        lstr = np.sqrt(np.einsum("ij,ij->i", d, d))
+        # node pairs (p, p+1): the segments, and between two lines a pair with no stiffness
+        d = r[1:] - r[:-1]
+        lstr = np.sqrt(np.einsum("ij,ij->i", d, d)) + self._pair_fake
         qs = d / lstr[:, None]
-        ldstr = np.einsum("ij,ij->i", qs, v[self.seg1] - v[self.seg0])
-        stretch = lstr - self.l0 if self._compression else np.maximum(lstr - self.l0, 0.0)
-        tmag = (self.ea * stretch + self.ba * ldstr) / self.l0
+        ldstr = np.einsum("ij,ij->i", qs, v[1:] - v[:-1])
+        stretch = lstr - self._pair_l0
+        if not self._compression:
+            stretch = np.maximum(stretch, 0.0)
+        tmag = (self._pair_ea * stretch + self._pair_ba * ldstr) / self._pair_l0
         seg_force = tmag[:, None] * qs
-        self._seg_tension = tmag
+        self._pair_tension = tmag
         fnet = np.zeros_like(r)
-        fnet[self.seg0] += seg_force
-        fnet[self.seg1] -= seg_force
-        # tangents
-        t = r[self.next] - r[self.prev]
+        fnet[:-1] += seg_force
+        fnet[1:] -= seg_force
+        # tangents: neighbours for internal nodes, the end segment for end nodes
+        t = np.empty_like(r)
+        t[1:-1] = r[2:] - r[:-2]
+        t[self.end_a] = d[self.end_a]
+        t[self.end_b] = d[self.end_b - 1]
         q = t / np.sqrt(np.einsum("ij,ij->i", t, t))[:, None]
-        # submergence of each segment (still water, surface z = 0): linear in the ends' depth
-        z0, z1 = r[self.seg0, 2], r[self.seg1, 2]
-        lo, hi = np.minimum(z0, z1), np.maximum(z0, z1)
-        frac = np.where(hi <= 0.0, 1.0, np.where(lo >= 0.0, 0.0,
-                                                 -lo / np.maximum(hi - lo, 1e-300)))
-        seg_sub = self.l0 * frac
-        sub_len = 0.5 * (np.where(self._has_left, seg_sub[self._left], 0.0)
-                         + np.where(self._has_right, seg_sub[self._right], 0.0))
-        vol = sub_len * self.n_area
         rho_w = env.rho
-        fnet[:, 2] -= env.g * (self.n_m - rho_w * vol)
+        if r[:, 2].max() < 0.0:  # every node under water: the precomputed full values
+            sub_len, a, b = self.n_len, self._a_full, self._b_full
+            fnet[:, 2] += self._wz_full
+        else:
+            # submergence of each segment (surface z = 0): linear in the ends' depth
+            z0, z1 = r[self.seg0, 2], r[self.seg1, 2]
+            lo, hi = np.minimum(z0, z1), np.maximum(z0, z1)
+            frac = np.where(hi <= 0.0, 1.0, np.where(lo >= 0.0, 0.0,
+                                                     -lo / np.maximum(hi - lo, 1e-300)))
+            seg_sub = self.l0 * frac
+            sub_len = 0.5 * (np.where(self._has_left, seg_sub[self._left], 0.0)
+                             + np.where(self._has_right, seg_sub[self._right], 0.0))
+            vol = sub_len * self.n_area
+            fnet[:, 2] -= env.g * (self.n_m - rho_w * vol)
+            a = self.n_m + rho_w * vol * self.n_can
+            b = rho_w * vol * (self.n_cat - self.n_can)
         # Morison drag in still water
         vq_l = -np.einsum("ij,ij->i", v, q)
         vq = vq_l[:, None] * q
         vp = -v - vq
-        shared = 0.5 * rho_w * self.n_d * sub_len * self.drag_scale
+        shared = (0.5 * rho_w * self.drag_scale) * sub_len
         vp_mag = np.sqrt(np.einsum("ij,ij->i", vp, vp))
-        fnet += (vp_mag * self.n_cdn * shared)[:, None] * vp
-        fnet += (np.abs(vq_l) * self.n_cdt * math.pi * shared)[:, None] * vq
+        fnet += (vp_mag * self._cdn_d * shared)[:, None] * vp
+        fnet += (np.abs(vq_l) * self._cdt_d * shared)[:, None] * vq
         # seabed
         if math.isfinite(env.depth):
             pen = -env.depth - r[:, 2]
@@ -265,8 +277,6 @@ class LineSystem:
             if contact.any():
                 fnet[:, 2] += np.where(
                     contact, (pen * env.kbot - v[:, 2] * env.cbot) * self.n_d * self.n_len, 0.0)
-        a = self.n_m + rho_w * vol * self.n_can
-        b = rho_w * vol * (self.n_cat - self.n_can)
         return fnet, a, b, q
 
     def _nodes(self, x: Array, r_points: Array, v_points: Array) -> tuple[Array, Array]:
@@ -340,7 +350,7 @@ class LineSystem:
         fnet, a, b, q = self.node_forces(r, v)
         fp, _ = self._point_forces(fnet, a, b, q, vp)
         return {"r": r, "v": v, "fnet": fnet, "point_r": rp, "point_v": vp, "point_f": fp,
-                "seg_tension": self._seg_tension.copy()}
+                "seg_tension": self._pair_tension[self.seg0]}
 
     def coupled_forces(
         self, x: Array, coupled_positions: Array, coupled_velocities: Array
@@ -381,221 +391,20 @@ class LineSystem:
         return (np.linalg.norm(f[self.end_b], axis=1), np.linalg.norm(f[self.end_a], axis=1))
 
     # -- initial state ---------------------------------------------------------------------
-    def initial_profile(self, coupled_positions: Array) -> Array:
-        """State with the nodes on the elastic catenary (or straight) between their ends."""
-        zero = np.zeros(self.n_coupled_dof)
-        x = np.zeros(self.n_states)
-        if self.n_free:
-            nf = self.n_free
-            x[6 * self.n_internal:6 * self.n_internal + 3 * nf] = self.point_r0[
-                self.free_points].ravel()
-        rp, _ = self.point_kinematics(x, coupled_positions, zero)
-        r = np.empty((self.n_nodes, 3))
-        for li, ln in enumerate(self.model.lines):
-            lt = self.model.line_types[ln.line_type]
-            ra, rb = rp[ln.point_a - 1], rp[ln.point_b - 1]
-            n = ln.n_segments
-            k = self.line_start[li]
-            frac = np.arange(n + 1) / n
-            r[k:k + n + 1] = ra + frac[:, None] * (rb - ra)
-            dvec = rb - ra
-            xf = math.hypot(dvec[0], dvec[1])
-            w = (lt.mass_per_length - self.env.rho * math.pi / 4 * lt.diameter**2) * self.env.g
-            if xf > 1e-4 and w > 0:
-                on_bed = math.isfinite(self.env.depth) and min(ra[2], rb[2]) <= -self.env.depth * (
-                    1 - 1e-5)
-                try:
-                    cat = Catenary(length=ln.length, weight=w, ea=lt.ea, seabed=on_bed)
-                    sol = cat.solve(xf, float(dvec[2]))
-                    xs, zs, _ = cat.profile(sol, frac * ln.length)
-                    cphi, sphi = dvec[0] / xf, dvec[1] / xf
-                    r[k:k + n + 1] = ra + np.column_stack([xs * cphi, xs * sphi, zs])
-                except CatenaryError:
-                    pass  # straight initial profile, as MoorDyn when its catenary fails
-        ni = self.n_internal
-        x[:3 * ni] = r[self.internal].ravel()
-        return x
-
-    def static_equilibrium(self, coupled_positions: Array, *, tol: float = 1e-9,
-                           max_iter: int = 60) -> tuple[Array, dict]:
-        """Static equilibrium by Newton's method from the catenary profile.
-
-        The unknowns are the internal node and free point positions; the residual is the net
-        static force on them (weight, buoyancy, tension, seabed; velocities zero). The
-        Jacobian is built by central differences and the Newton step is backtracked on the
-        residual norm.
-
-        Returns
-        -------
-        x, info
-            State with zero velocities, and ``{"converged", "iterations", "residual"}`` with
-            the largest residual force, N.
-        """
-        cp = np.asarray(coupled_positions, dtype=float).ravel()
-        cv = np.zeros_like(cp)
-        x = self.initial_profile(cp)
-        ni, nf = self.n_internal, self.n_free
-        pos = np.concatenate([np.arange(3 * ni), 6 * ni + np.arange(3 * nf)]).astype(int)
-
-        def residual(y: Array) -> Array:
-            xx = x.copy()
-            xx[pos] = y
-            ev = self.evaluate(xx, cp, cv)
-            out = ev["fnet"][self.internal].ravel()
-            if nf:
-                out = np.concatenate([out, ev["point_f"][self.free_points].ravel()])
-            return out
-
-        y = x[pos].copy()
-        residual(y)
-        scale = max(float(np.max(np.abs(self._seg_tension))), float(np.max(self.n_m)) * self.env.g)
-        # first with segments that resist compression too (a smooth problem: the catenary's
-        # chords are shorter than its arcs, so coarse segments start slack), then as MoorDyn
-        self._compression = True
-        try:
-            y, _, it0 = self._newton(residual, y, tol * scale, max_iter)
-        finally:
-            self._compression = False
-        y, res, it = self._newton(residual, y, tol * scale, max_iter)
-        it += it0
-        x[pos] = y
-        err = float(np.max(np.abs(res)))
-        return x, {"converged": err <= tol * scale, "iterations": it, "residual": err}
-
-    def _newton(self, residual: Callable[[Array], Array], y: Array, tol: float, max_iter: int
-                ) -> tuple[Array, Array, int]:
-        """Newton iterations with a Levenberg-Marquardt safeguard; returns y, residual, count."""
-        res = residual(y)
-        mu = None
-        it = 0
-        for it in range(1, max_iter + 1):  # noqa: B007
-            if np.max(np.abs(res)) <= tol:
-                break
-            jac = self._jacobian(residual, y)
-            norm0 = float(np.linalg.norm(res))
-            try:
-                dy = np.linalg.solve(jac, -res)
-                trial = residual(y + dy)
-                if np.linalg.norm(trial) < norm0:
-                    y, res = y + dy, trial
-                    continue
-            except np.linalg.LinAlgError:
-                pass
-            jtj, jtr = jac.T @ jac, jac.T @ res
-            dmax = float(np.max(np.diag(jtj)))
-            mu = 1e-9 * dmax if mu is None else mu
-            for _ in range(60):
-                dy = np.linalg.solve(jtj + mu * np.eye(y.size), -jtr)
-                trial = residual(y + dy)
-                if np.linalg.norm(trial) < norm0:
-                    mu = max(mu / 10, 1e-15 * dmax)
-                    break
-                mu *= 8
-            else:
-                break
-            y, res = y + dy, trial
-        return y, res, it
-
-    def _jacobian(self, residual: Callable[[Array], Array], y: Array) -> Array:
-        """Central-difference Jacobian of the static residual, shape (y.size, y.size).
-
-        Without free points a node's static force depends on itself and its two neighbours
-        only, so nodes three apart are perturbed together (9 residual pairs in all);
-        with free points every column is perturbed on its own.
-        """
-        h = 1e-6 * max(1.0, float(np.max(np.abs(y))))
-        n = y.size
-        jac = np.zeros((n, n))
-        if self.n_free:
-            for j in range(n):
-                e = np.zeros(n)
-                e[j] = h
-                jac[:, j] = (residual(y + e) - residual(y - e)) / (2 * h)
-            return jac
-        ni = self.n_internal
-        where = np.full(self.n_nodes, -1)
-        where[self.internal] = np.arange(ni)
-        for c in range(3):
-            cols = np.flatnonzero(self.internal % 3 == c)
-            for k in range(3):
-                e = np.zeros(n)
-                e[3 * cols + k] = h
-                diff = (residual(y + e) - residual(y - e)) / (2 * h)
-                for off in (-1, 0, 1):
-                    rows = where[self.internal[cols] + off]
-                    ok = rows >= 0
-                    # neighbours must belong to the same line
-                    ok &= self.node_line[self.internal[cols] + off] == self.node_line[
-                        self.internal[cols]]
-                    rr, cc = rows[ok], cols[ok]
-                    for m in range(3):
-                        jac[3 * rr + m, 3 * cc + k] = diff[3 * rr + m]
-        return jac
-
     def initial_state(self, coupled_positions: Array) -> tuple[Array, dict]:
         """Initial state: the static equilibrium at the coupled positions, at rest.
 
-        :meth:`static_equilibrium` (Newton) finds the equilibrium that MoorDyn's IC stage
-        approaches by dynamic relaxation, to round-off; when it does not converge (e.g. a
-        line slack in mid water) MoorDyn's own dynamic relaxation, :meth:`relax`, is used.
+        :func:`~hydrofmu.moorings.equilibrium.static_equilibrium` (Newton) finds the
+        equilibrium that MoorDyn's IC stage approaches by dynamic relaxation, to round-off;
+        when it does not converge (e.g. a line slack in mid water) MoorDyn's own dynamic
+        relaxation, :func:`~hydrofmu.moorings.equilibrium.relax`, is used.
         """
-        x, info = self.static_equilibrium(coupled_positions)
+        from .equilibrium import relax, static_equilibrium
+
+        x, info = static_equilibrium(self, coupled_positions)
         if info["converged"]:
             info["method"] = "newton"
             return x, info
-        x, info = self.relax(coupled_positions)
+        x, info = relax(self, coupled_positions)
         info["method"] = "relaxation"
         return x, info
-
-    def relax(self, coupled_positions: Array, *, scheme: str | None = None,
-                      dt: float | None = None, tmax: float | None = None,
-                      thresh: float | None = None) -> tuple[Array, dict]:
-        """Static equilibrium at the coupled positions, by MoorDyn's IC stage.
-
-        Dynamic relaxation from the catenary profile with drag scaled by ``CdScaleIC``,
-        integrated at ``dtM`` by the file's scheme, the coupled objects held still; it stops
-        when every line's fairlead segment tension has changed by less than ``threshIC``
-        (relative) over the last ten checks, ``dtIC / 10`` apart, or at ``TmaxIC``.
-
-        Returns
-        -------
-        x, info
-            The state and ``{"converged": bool, "time": s, "error": relative change}``.
-        """
-        from ..timeschemes import make_scheme
-
-        o = self.model.options
-        step = make_scheme(scheme or o.tScheme)
-        dt = dt or o.dtM
-        tmax = o.TmaxIC if tmax is None else tmax
-        thresh = o.threshIC if thresh is None else thresh
-        cp = np.asarray(coupled_positions, dtype=float).ravel()
-        cv = np.zeros_like(cp)
-        x = self.initial_profile(cp)
-        self.drag_scale = o.CdScaleIC
-        check = max(o.dtIC / 10, dt)
-        n_sub = max(1, round(check / dt))
-        last = np.cumsum([ln.n_segments for ln in self.model.lines]) - 1  # fairlead segments
-
-        def f(t: float, y: Array) -> Array:
-            return self.derivative(t, y, cp, cv)
-
-        history: list[Array] = []
-        t, err, converged = 0.0, math.inf, False
-        try:
-            while t < tmax - 1e-12:
-                for _ in range(n_sub):
-                    x = step.step(f, t, x, dt)
-                    t += dt
-                self.evaluate(x, cp, cv)
-                ten = np.abs(self._seg_tension[last])
-                history.append(ten)
-                if len(history) > 10:
-                    hist = np.array(history[-11:-1])
-                    err = float(np.max(np.abs(ten / np.maximum(hist, 1e-300) - 1.0)))
-                    if err < thresh:
-                        converged = True
-                        break
-        finally:
-            self.drag_scale = 1.0
-        return x, {"converged": converged, "time": t, "error": err}

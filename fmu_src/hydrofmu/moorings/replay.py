@@ -132,7 +132,7 @@ def read_motion(path: str | Path, model: MoorDynModel) -> tuple[Array, Array]:
 
 def _angular_velocity(angles: Array, rates: Array) -> Array:
     """Global angular velocity, rad/s, of roll-pitch-yaw ``angles`` changing at ``rates``."""
-    r, p, y = angles
+    _, p, y = angles
     cy, sy, cp, sp = math.cos(y), math.sin(y), math.cos(p), math.sin(p)
     ex = np.array([cy * cp, sy * cp, -sp])  # Rz Ry e_x
     ey = np.array([-sy, cy, 0.0])  # Rz e_y
@@ -262,7 +262,7 @@ def replay_file(lines: str | Path, motion: str | Path, output: str | Path, *,
     return out
 
 
-def _replay_command(args) -> int:  # noqa: ANN001 - argparse.Namespace
+def _replay_command(args) -> int:
     from ..errors import ConfigError
 
     out = Path(args.output)
@@ -273,7 +273,7 @@ def _replay_command(args) -> int:  # noqa: ANN001 - argparse.Namespace
     return 0
 
 
-def add_mooring_commands(sub) -> None:  # noqa: ANN001 - argparse subparsers action
+def add_mooring_commands(sub) -> None:
     """Add ``hydrofmu mooring replay`` to the command line's subparsers."""
     m = sub.add_parser("mooring", help="mooring lines alone (MoorDyn input files)")
     msub = m.add_subparsers(dest="mooring_command", required=True)
