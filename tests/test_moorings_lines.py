@@ -131,3 +131,18 @@ def test_coupled_body_force_and_moment_agree_with_moordyn(tmp_path: Path) -> Non
     assert ours["AnchTen3"][0] == pytest.approx(md["AnchTen3"][0], rel=1e-3)
     # the body's force is the sum of the three fairlead forces: surge offset is resisted
     assert ours["body1Fx"][0] < 0 and ours["body1Fy"][0] < 0
+
+
+@pytest.mark.slow
+def test_moordyn_style_relaxation_approaches_the_newton_equilibrium() -> None:
+    """The fallback IC (dynamic relaxation, drag x CdScaleIC) heads to the same state."""
+    from hydrofmu.moorings.equilibrium import relax, static_equilibrium
+
+    system = LineSystem(model=parse_moordyn(chain(8)))
+    xn, info = static_equilibrium(system, FAIRLEAD)
+    assert info["converged"]
+    exact = system.tensions(xn, FAIRLEAD, np.zeros(3))[0][0]
+    xr, _ = relax(system, FAIRLEAD, tmax=10.0, thresh=1e-9, dt=0.002)
+    relaxed = system.tensions(xr, FAIRLEAD, np.zeros(3))[0][0]
+    # measured: 3.9 % off after 5 s, 0.37 % after 10 s, 0.004 % after 20 s of relaxation
+    assert relaxed == pytest.approx(exact, rel=0.01)

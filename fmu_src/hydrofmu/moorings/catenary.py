@@ -31,11 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ConfigError
+from ..errors import CatenaryError
 
-
-class CatenaryError(ConfigError):
-    """A catenary line that cannot be solved: it cannot reach, or its data are invalid."""
+__all__ = ["Catenary", "CatenaryError", "CatenarySolution"]
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,9 @@ class LineSystem:
     def __init__(self, *, model: MoorDynModel) -> None:
         o = model.options
         self.model = model
-        self.env = Environment(g=o.g, rho=o.rho, depth=o.WtrDpth if o.WtrDpth > 0 else math.inf,
+        # as MoorDyn-C: the water is at least as deep as the lowest point of the file
+        depth = max([o.WtrDpth, *(-p.position[2] for p in model.points if p.kind != "body")])
+        self.env = Environment(g=o.g, rho=o.rho, depth=depth if depth > 0 else math.inf,
                                kbot=o.kBot, cbot=o.cBot)
         self.drag_scale = 1.0
         self._compression = False

@@ -15,11 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import ConfigError, did_you_mean
-
-
-class MoorDynInputError(ConfigError):
-    """A MoorDyn input file that cannot be read or uses a feature that is not supported."""
+from ..errors import MoorDynInputError, did_you_mean
 
 
 @dataclass(frozen=True)
