@@ -58,6 +58,7 @@ def initial_profile(system: LineSystem, coupled_positions: Array) -> Array:
     x[:3 * ni] = r[system.internal].ravel()
     return x
 
+
 def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: float = 1e-9,
                        max_iter: int = 60) -> tuple[Array, dict]:
     """Static equilibrium by Newton's method from the catenary profile.
@@ -105,6 +106,7 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
     err = float(np.max(np.abs(res)))
     return x, {"converged": err <= tol * scale, "iterations": it, "residual": err}
 
+
 def _newton(system: LineSystem, residual: Callable[[Array], Array], y: Array, tol: float,
             max_iter: int
             ) -> tuple[Array, Array, int]:
@@ -139,6 +141,7 @@ def _newton(system: LineSystem, residual: Callable[[Array], Array], y: Array, to
             break
         y, res = y + dy, trial
     return y, res, it
+
 
 def _jacobian(system: LineSystem, residual: Callable[[Array], Array], y: Array) -> Array:
     """Central-difference Jacobian of the static residual, shape (y.size, y.size).
@@ -175,6 +178,7 @@ def _jacobian(system: LineSystem, residual: Callable[[Array], Array], y: Array) 
                 for m in range(3):
                     jac[3 * rr + m, 3 * cc + k] = diff[3 * rr + m]
     return jac
+
 
 def relax(system: LineSystem, coupled_positions: Array, *, scheme: str | None = None,
                   dt: float | None = None, tmax: float | None = None,
