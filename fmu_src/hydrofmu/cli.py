@@ -161,6 +161,9 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("file")
     i.add_argument("--body", default=None)
     i.set_defaults(func=_info)
+    from .moorings.replay import add_mooring_commands
+
+    add_mooring_commands(sub)
     return p
 
 

@@ -47,6 +47,14 @@ class ExportError(HydroFMUError, RuntimeError):
     """Building or post-processing the FMU failed."""
 
 
+class CatenaryError(ConfigError):
+    """A quasi-static mooring line that cannot be solved: it cannot reach, or bad data."""
+
+
+class MoorDynInputError(ConfigError):
+    """A MoorDyn input file that cannot be read or uses a feature that is not supported."""
+
+
 class OptionalDependencyError(HydroFMUError, ImportError):
     """An optional dependency is missing; the message names the extra to install."""
 

@@ -1,0 +1,105 @@
+"""Wall time of ``hydrofmu mooring replay`` against MoorDyn-C on the same file.
+
+Usage::
+
+    python benchmarks/moorings_replay.py [--duration 20] [--schemes rk2 rk4]
+
+For each test file (``tests/data/moorings/chain_1line.txt``: 1 chain of 20 segments;
+``body_3lines.txt``: 3 chains of 20 segments on a coupled body) and scheme, the same motion
+(6 m surge at 10 s period, sampled every 0.1 s) is replayed by hydrofmu (numpy) and by
+MoorDyn-C through the ``moordyn`` package, with the same segments, scheme and ``dtM``.
+MoorDyn-C is driven the way its own drivers do: one ``Step`` call per sample, MoorDyn
+sub-stepping at ``dtM`` inside (the coupled objects extrapolated linearly within the
+sample). Initial conditions are timed apart. MoorDyn runs in a subprocess (its binding can
+crash the interpreter at exit). Also reported: the cost of one ``LineSystem.derivative``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import timeit
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "moorings"
+
+MOORDYN_SCRIPT = r"""
+import os, sys, time, numpy as np, moordyn
+lines, motion = sys.argv[1], sys.argv[2]
+data = np.genfromtxt(motion, delimiter=",", names=True)
+t = data["t"]; names = data.dtype.names[1:]
+x = np.column_stack([data[n] for n in names])
+v = np.gradient(x, t, axis=0)
+s = moordyn.Create(lines)
+moordyn.SetVerbosity(s, moordyn.LEVEL_ERR)
+t0 = time.perf_counter(); moordyn.Init(s, list(x[0]), list(v[0])); t_ic = time.perf_counter() - t0
+t0 = time.perf_counter()
+for i in range(t.size - 1):
+    moordyn.Step(s, list(x[i]), list(v[i]), float(t[i]), float(t[i + 1] - t[i]))
+wall = time.perf_counter() - t0
+print(f"{t_ic} {wall}", flush=True)
+os._exit(0)
+"""
+
+
+def write_motion(path: Path, coupled: list[str], duration: float) -> None:
+    t = np.round(np.arange(0.0, duration + 1e-9, 0.1), 10)
+    ramp = np.where(t < 10.0, 0.5 * (1 - np.cos(np.pi * t / 10.0)), 1.0)
+    surge = 6.0 * np.sin(2 * np.pi * t / 10.0) * ramp
+    base = {"point2.z": -10.0}
+    with path.open("w") as fh:
+        fh.write(",".join(["t", *coupled]) + "\n")
+        for ti, si in zip(t, surge, strict=True):
+            vals = [si if c.endswith(".x") else base.get(c, 0.0) for c in coupled]
+            fh.write(",".join(repr(float(v)) for v in [ti, *vals]) + "\n")
+
+
+def main() -> None:
+    from hydrofmu.moorings.moordyn_input import read_moordyn
+    from hydrofmu.moorings.replay import Replay, coupled_columns, read_motion
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", type=float, default=20.0)
+    ap.add_argument("--schemes", nargs="+", default=["rk2", "rk4"])
+    args = ap.parse_args()
+    print(f"{'file':<18}{'scheme':<7}{'dtM':>7}{'nodes':>7}{'hydrofmu s':>12}{'MoorDyn-C s':>13}"
+          f"{'ratio':>7}{'IC ours/MD s':>15}{'f(x) us':>9}")
+    for name in ("chain_1line.txt", "body_3lines.txt"):
+        for scheme in args.schemes:
+            dtm = {"rk2": 0.001, "rk4": 0.002}.get(scheme, 0.001)
+            with tempfile.TemporaryDirectory() as tmp:
+                lines = Path(tmp) / "lines.txt"
+                lines.write_text((DATA / name).read_text()
+                                 .replace("rk2           tScheme", f"{scheme}  tScheme")
+                                 .replace("0.001         dtM", f"{dtm}  dtM"))
+                model = read_moordyn(lines)
+                motion = Path(tmp) / "motion.csv"
+                write_motion(motion, coupled_columns(model), args.duration)
+                t, coords = read_motion(motion, model)
+                rep = Replay(model=model, t=t, coords=coords)
+                p0, _ = rep.kinematics(0.0)
+                t0 = time.perf_counter()
+                x, _ = rep.system.initial_state(p0)
+                ic = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                rep.run()
+                ours = time.perf_counter() - t0 - ic  # run() solves the IC again
+                deriv = timeit.timeit("f(0.0, x, p, 0 * p)", number=2000, globals={
+                    "f": rep.system.derivative, "x": x, "p": p0}) / 2000 * 1e6
+                out = subprocess.run([sys.executable, "-c", MOORDYN_SCRIPT, str(lines),
+                                      str(motion)], capture_output=True, text=True,
+                                     env={**os.environ}, check=True).stdout.split()
+                md_ic, md = float(out[-2]), float(out[-1])  # its banner comes first
+                print(f"{name:<18}{scheme:<7}{dtm:>7}{rep.system.n_nodes:>7}{ours:>12.2f}"
+                      f"{md:>13.3f}{ours / md:>7.1f}{ic:>8.2f}/{md_ic:<6.2f}{deriv:>9.0f}")
+
+
+if __name__ == "__main__":
+    main()

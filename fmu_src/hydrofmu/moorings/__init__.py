@@ -1,0 +1,31 @@
+"""Mooring lines, standalone physics free of FMI and of the body simulator.
+
+- :mod:`.catenary` — the quasi-static elastic catenary with seabed contact (run time).
+- :mod:`.quasistatic` — a catenary line between an anchor and a body fairlead: force,
+  moment and 6x6 stiffness at the body (run time).
+- :mod:`.moordyn_input` — MoorDyn v2 input files into a plain data model (build time).
+- :mod:`.lines` — MoorDyn-C v2 lumped-mass lines as one first-order system (run time).
+- :mod:`.equilibrium` — their initial static equilibrium (run time).
+- :mod:`.frames` — roll-pitch-yaw rotation (run time).
+- :mod:`.replay` — ``hydrofmu mooring replay``: lines driven by a prescribed motion.
+
+Run-time modules import only each other, numpy and the standard library (and
+``..errors``, ``..timeschemes``).
+"""
+
+from .catenary import Catenary, CatenaryError, CatenarySolution
+from .lines import LineSystem
+from .moordyn_input import MoorDynInputError, MoorDynModel, parse_moordyn, read_moordyn
+from .quasistatic import CatenaryMooring
+
+__all__ = [
+    "Catenary",
+    "CatenaryError",
+    "CatenaryMooring",
+    "CatenarySolution",
+    "LineSystem",
+    "MoorDynInputError",
+    "MoorDynModel",
+    "parse_moordyn",
+    "read_moordyn",
+]
