@@ -54,7 +54,8 @@ Checks and repairs
   axisymmetric body: surge-pitch, sway-roll, heave) share one pole set, from ERA on the
   stacked Hankel matrices of the group's entries; each entry has its own residues.
   Entries with the same poles and the same input velocity share their states in the
-  assembled system (one block per group and radiating DOF, several output rows). The surge-pitch block of B(w) of an axisymmetric body has rank one
+  assembled system (one block per group and radiating DOF, several output rows).
+  The surge-pitch block of B(w) of an axisymmetric body has rank one
   (both DOFs radiate the same ``cos theta`` far-field mode, ``B_15^2 = B_11 B_55``, exactly
   so for the BEMIO sphere); residues are linear in the data, so common poles keep that
   relation in the realisation. Independent per-entry fits do not, and made the realised
