@@ -20,8 +20,15 @@ Method: time-domain realisation (ERA / Kung), poles then residues
    samples (real parametrisation ``a e^{st} cos wt + b e^{st} sin wt`` per complex pair).
    This re-fit is what makes the realisation exact in continuous time: no bilinear
    (Tustin) conversion of a discrete system, hence no feed-through ``D`` and no warping.
-3. The order ``r`` is the smallest in ``1 .. max_order`` whose relative L2 error of the
-   IRF ``||K_ss - K|| / ||K||`` on the kernel's time grid is at most ``tolerance``.
+   ``K_ss(s=0) = 0`` (``B(0) = 0``) is imposed as an exact linear constraint.
+3. The order ``r`` is the smallest in ``2 .. max_order`` whose relative L2 error of the
+   IRF ``||K_ss - K|| / ||K||`` on the kernel's time grid is at most ``tolerance`` for
+   every entry of the coupled group (see below); the passivity check may raise it.
+
+ERA sees the kernel at ``delta = pi / (4 omega_max)`` and its first ``2 HANKEL_ROWS``
+samples (the SVD is the whole cost: 80 rows keep it under a second per group); the
+residues are fitted on the whole kernel. The kernel is the convolution's own
+(:func:`hydrofmu.kernels.radiation_irf`, same ``omega_max``, ``taper``, duration).
 
 Why this and not a frequency-domain fit of ``K(iw) = B(w) + i w (A(w) - A_inf)``:
 
@@ -45,8 +52,10 @@ Checks and repairs
 ------------------
 - *Common poles per coupled group*: the DOFs linked by non-negligible entries (for one
   axisymmetric body: surge-pitch, sway-roll, heave) share one pole set, from ERA on the
-  stacked Hankel matrices of the group's entries; each entry has its own residues (and
-  its own states). The surge-pitch block of B(w) of an axisymmetric body has rank one
+  stacked Hankel matrices of the group's entries; each entry has its own residues.
+  Entries with the same poles and the same input velocity share their states in the
+  assembled system (one block per group and radiating DOF, several output rows).
+  The surge-pitch block of B(w) of an axisymmetric body has rank one
   (both DOFs radiate the same ``cos theta`` far-field mode, ``B_15^2 = B_11 B_55``, exactly
   so for the BEMIO sphere); residues are linear in the data, so common poles keep that
   relation in the realisation. Independent per-entry fits do not, and made the realised
