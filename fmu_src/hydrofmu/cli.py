@@ -1,4 +1,4 @@
-"""Command line: ``hydrofmu build | run | demo | info``.
+"""Command line: ``hydrofmu build | run | demo | info | bem | sweep``.
 
 Every expected failure prints ``error: <message>`` and exits with status 2; nothing the user
 wrote is overwritten unless ``--force`` is given.
@@ -136,6 +136,39 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bem(args: argparse.Namespace) -> int:
+    """``hydrofmu bem BEM.toml -o body.nc``: Capytaine solve of a ``[bem]`` table."""
+    from dataclasses import replace
+
+    from .bem import bem_to_file, load_bem
+    from .errors import require
+
+    spec = load_bem(args.config)
+    if args.jobs is not None:
+        spec = replace(spec, n_jobs=args.jobs)
+    out = Path(args.output)
+    _refuse_overwrite(out, args.force)
+    if not out.parent.is_dir():
+        from .errors import ConfigError
+
+        raise ConfigError(f"the folder of {out} does not exist", value=str(out))
+    require("capytaine", "bem")
+    path, line = bem_to_file(spec, out, progress=not args.quiet)
+    print(line)
+    print(f"wrote {path}")
+    return 0
+
+
+def _add_bem_parser(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser("bem", help="solve a [bem] table with Capytaine, write its NetCDF")
+    e.add_argument("config", help="TOML file with a [bem] table")
+    e.add_argument("-o", "--output", required=True, help="NetCDF file to write (.nc)")
+    e.add_argument("--jobs", type=int, default=None, help="Capytaine n_jobs (-1: all cores)")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--force", action="store_true", help="overwrite an existing output")
+    e.set_defaults(func=_bem)
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
     p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
@@ -161,6 +194,7 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("file")
     i.add_argument("--body", default=None)
     i.set_defaults(func=_info)
+    _add_bem_parser(sub)
     return p
 
 
