@@ -169,6 +169,41 @@ def _add_bem_parser(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(func=_bem)
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    """``hydrofmu sweep CONFIG.toml --sea-states SEAS.csv -o sweep.nc``."""
+    from .sweep import SweepOptions, run_sweep
+
+    options = SweepOptions(
+        duration=args.duration, transient=args.transient, workers=args.workers,
+        scheduler=args.scheduler, resume=args.resume, series=args.series, plot=args.plot,
+        force=args.force, progress=not args.quiet,
+    )
+    result = run_sweep(args.config, args.sea_states, args.output, options)
+    print("\n".join(result.summary))
+    for path in result.files:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:
+    w = sub.add_parser("sweep", help="run the FMU over a table of sea states on Dask")
+    w.add_argument("config", help="TOML configuration file")
+    w.add_argument("--sea-states", required=True,
+                   help="CSV: Hs, Tp [, direction, gamma, seed, occurrence, FMU parameters]")
+    w.add_argument("-o", "--output", required=True, help="NetCDF file of the statistics")
+    w.add_argument("--duration", type=float, default=10800.0, help="s per sea state (3 h)")
+    w.add_argument("--transient", type=float, default=300.0, help="s left out of statistics")
+    w.add_argument("--workers", type=int, default=None,
+                   help="worker processes of the local Dask cluster (default: cores)")
+    w.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler")
+    w.add_argument("--resume", action="store_true", help="skip sea states already written")
+    w.add_argument("--series", action="store_true", help="keep every time series")
+    w.add_argument("--plot", action="store_true", help="power matrix heat map (PNG)")
+    w.add_argument("--force", action="store_true", help="overwrite outputs and part files")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=_sweep)
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
     p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
@@ -195,6 +230,7 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("--body", default=None)
     i.set_defaults(func=_info)
     _add_bem_parser(sub)
+    _add_sweep_parser(sub)
     return p
 
 
