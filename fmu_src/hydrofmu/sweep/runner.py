@@ -310,19 +310,19 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
             raise ConfigError(f"{parts_dir} holds part files of an earlier sweep; pass "
                               "--resume to continue it or --force to start over",
                               value=str(parts_dir))
-        shutil.rmtree(parts_dir)
-    parts_dir.mkdir(exist_ok=True)
-    series_dir = output.with_name(output.name + ".series")
-    if options.series:
-        series_dir.mkdir(exist_ok=True)
-
     with tempfile.TemporaryDirectory(prefix="hydrofmu-sweep-") as tmp:
         fmu, params, channels, h = _build(config, Path(tmp))
-    (parts_dir / FMU_NAME).write_bytes(fmu)  # the FMU that ran, to reproduce any sea state
     table = read_sea_states(seas, fmu_parameters=params)
     if options.duration < 2 * h:
         raise ConfigError(f"--duration {options.duration} s is shorter than two output "
                           f"intervals ({h} s)", value=options.duration)
+    if parts_dir.exists() and options.force and not options.resume:
+        shutil.rmtree(parts_dir)
+    parts_dir.mkdir(exist_ok=True)
+    (parts_dir / FMU_NAME).write_bytes(fmu)  # the FMU that ran, to reproduce any sea state
+    series_dir = output.with_name(output.name + ".series")
+    if options.series:
+        series_dir.mkdir(exist_ok=True)
     text = config.read_bytes()
     keys = [_key(text, table.row(i), options, h) for i in range(len(table))]
     paths = [parts_dir / f"{PART_PREFIX}{i:05d}.nc" for i in range(len(table))]

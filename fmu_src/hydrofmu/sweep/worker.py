@@ -83,6 +83,14 @@ def run_sea_state(data: bytes, digest: str, *, index: int, start_values: dict[st
         out["channels"] = channels
         from fmpy import simulate_fmu
 
+        messages: list[str] = []
+
+        def logger(component: Any, instance: Any, status: int, category: Any,
+                   message: Any) -> None:
+            if status >= 2:  # fmi2Warning and worse
+                text = message.decode(errors="replace") if isinstance(message, bytes) else message
+                messages.append(str(text))
+
         result = simulate_fmu(
             folder,
             model_description=md,
@@ -92,8 +100,15 @@ def run_sea_state(data: bytes, digest: str, *, index: int, start_values: dict[st
             start_values=dict(start_values),
             output=channels,
             validate=False,
+            logger=logger,
+            debug_logging=True,
         )
         t = np.asarray(result["time"], dtype=float)
+        if t.size == 0 or t[-1] < duration - 1e-6 * output_interval:
+            # fmpy ends the run quietly when the FMU refuses a step (fmi2Discard/Error).
+            stopped = t[-1] if t.size else 0.0
+            raise RuntimeError(f"the FMU stopped at t = {stopped:g} s of {duration:g} s: "
+                               + ("; ".join(dict.fromkeys(messages)) or "no message"))
         values = np.column_stack([np.asarray(result[c], dtype=float) for c in channels])
         stats = window_statistics(t, values, transient=transient, duration=duration,
                                   output_interval=output_interval)
