@@ -212,12 +212,19 @@ def default_spec(omega: Sequence[float] | None = None) -> BEMSpec:
 def compute(spec: BEMSpec | None = None) -> xr.Dataset:
     """Solve the default body and return the dataset written to the package file."""
     spec = spec or default_spec()
-    ds = run_bem(spec, source="hydrofmu build_scripts/make_default_body.py (hydrofmu.bem)")
-    ds.attrs["title"] = (
-        f"hydrofmu default body: floating sphere, radius {RADIUS:g} m, centre "
-        "on the free surface, deep water"
-    )
-    ds.attrs["sphere_radius_m"] = RADIUS
+    ds = run_bem(spec, source="hydrofmu build_scripts/make_default_body.py")
+    attrs = dict(ds.attrs)
+    # The package file's attributes, in its order (so that a regeneration is byte-identical).
+    ds.attrs = {
+        "capytaine_version": attrs["capytaine_version"],
+        "title": f"hydrofmu default body: floating sphere, radius {RADIUS:g} m, centre on "
+        "the free surface, deep water",
+        **{k: attrs[k] for k in ("source", "time_convention", "bem_method", "hull_panels",
+                                 "lid_panels")},
+        "sphere_radius_m": RADIUS,
+        "excitation_at_zero_and_infinite_frequency": attrs[
+            "excitation_at_zero_and_infinite_frequency"],
+    }
     return ds
 
 
