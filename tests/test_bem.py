@@ -330,3 +330,13 @@ def test_cli_bem_writes_a_file_that_hydrofmu_reads(tmp_path: Path,
     toml.write_text("[bem]\nbody = { shape = 'sphere', radius = 1.0 }\nomega = [1.0]\nlid = 1\n")
     assert cli_main(["bem", str(toml), "-o", str(tmp_path / "x.nc")]) == 2
     assert "lid" in capsys.readouterr().err
+
+
+def test_n_jobs_gives_the_same_result() -> None:
+    """Capytaine's n_jobs = 2 (joblib processes) solves the same problems: same numbers."""
+    serial = bem.run_bem(_sphere(1.6, [0.8, 1.6], water_depth=math.inf))
+    parallel = bem.run_bem(_sphere(1.6, [0.8, 1.6], water_depth=math.inf, n_jobs=2))
+    # The same solver on the same matrices in another process: equal to round-off.
+    for name in ("added_mass", "radiation_damping", "excitation_force"):
+        np.testing.assert_allclose(parallel[name].values, serial[name].values, rtol=1e-10,
+                                   atol=1e-10 * float(np.nanmax(np.abs(serial[name].values))))

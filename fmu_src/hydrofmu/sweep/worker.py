@@ -6,8 +6,10 @@ unpacks it once, keyed by its SHA-256, and every task instantiates it afresh.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
 import tempfile
 import threading
 import traceback
@@ -35,6 +37,7 @@ def unpack(data: bytes, digest: str) -> tuple[str, Any]:
         from fmpy import extract, read_model_description
 
         root = Path(tempfile.mkdtemp(prefix=f"hydrofmu-sweep-{digest[:12]}-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
         fmu = root / "model.fmu"
         fmu.write_bytes(data)
         if fmu_digest(fmu.read_bytes()) != digest:  # pragma: no cover - corrupted transfer
