@@ -24,16 +24,15 @@ Capytaine is the optional extra ``bem``: ``pip install 'hydrofmu[bem]'``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hydrofmu.bem import BEMSpec, parse_bem, run_bem, write_netcdf
 from hydrofmu.errors import OptionalDependencyError, require
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -178,162 +177,55 @@ def resolve_output(output: Path | None, *, force: bool) -> Path:
     return path
 
 
-# --- BEM ----------------------------------------------------------------------------------
-def build_bodies() -> tuple[Any, Any]:
-    """Mesh the sphere and build the closed and the immersed Capytaine bodies.
-
-    Returns
-    -------
-    closed, immersed : capytaine.FloatingBody
-        The whole sphere (for the inertia: the closed mesh gives the right volume
-        integrals) and its part below z = 0 with the lid (for the BEM and the stiffness).
-        Neither has a ``mass`` set: Capytaine 3.0 divides a given mass by the volume of the
-        *closed* mesh and multiplies by the *displaced* volume, which would halve the
-        inertia; without it the mass is rho times the displaced volume, as wanted.
-    """
-    cpt = require("capytaine", "bem")
-    mesh = cpt.mesh_sphere(
-        radius=RADIUS, center=ROTATION_CENTER, resolution=MESH_RESOLUTION, name=BODY_NAME
-    )
-    closed = cpt.FloatingBody(
-        mesh=mesh,
-        lid_mesh=mesh.generate_lid(z=0.0),
-        dofs=cpt.rigid_body_dofs(rotation_center=ROTATION_CENTER),
-        center_of_mass=CENTER_OF_MASS,
-        name=BODY_NAME,
-    )
-    return closed, closed.immersed_part()
-
-
-def solve(immersed: Any) -> list[Any]:
-    """Solve radiation (omega = 0, finite, inf) and diffraction (finite) problems.
+# --- BEM (a thin call of hydrofmu.bem, the code behind ``hydrofmu bem``) ------------------
+def default_spec(omega: Sequence[float] | None = None) -> BEMSpec:
+    """The default body as a ``[bem]`` table.
 
     Parameters
     ----------
-    immersed : capytaine.FloatingBody
-        The immersed body with its lid.
-
-    Returns
-    -------
-    list of capytaine LinearPotentialFlowResult
+    omega
+        Finite frequencies, rad/s (default :data:`OMEGA_FINITE`); a subset reproduces the
+        package file at those frequencies (the tests use this).
     """
-    cpt = require("capytaine", "bem")
-    omegas_radiation = [0.0, *OMEGA_FINITE.tolist(), np.inf]
-    problems = [
-        cpt.RadiationProblem(
-            body=immersed, radiating_dof=dof, omega=omega, rho=RHO, g=G, water_depth=np.inf
-        )
-        for omega in omegas_radiation
-        for dof in immersed.dofs
-    ]
-    problems += [
-        cpt.DiffractionProblem(
-            body=immersed,
-            wave_direction=float(beta),
-            omega=float(omega),
-            rho=RHO,
-            g=G,
-            water_depth=np.inf,
-        )
-        for omega in OMEGA_FINITE
-        for beta in WAVE_DIRECTIONS
-    ]
-    solver = cpt.BEMSolver(method=BEM_METHOD)
-    return solver.solve_all(problems, progress_bar=False)
-
-
-def assemble(results: list[Any], closed: Any, immersed: Any) -> xr.Dataset:
-    """Assemble the results into a Capytaine dataset with hydrofmu's extras.
-
-    Parameters
-    ----------
-    results
-        Output of :func:`solve`.
-    closed, immersed : capytaine.FloatingBody
-        Output of :func:`build_bodies`.
-
-    Returns
-    -------
-    xarray.Dataset
-        Capytaine's standard variables (complex-valued, not yet split) with the inertia
-        from the closed mesh, the stiffness from the immersed part, ``displaced_volume``,
-        units attributes and no creation time stamp (so that the file is reproducible).
-    """
-    cpt = require("capytaine", "bem")
-    ds = cpt.assemble_dataset(results, hydrostatics=True)
-    del ds.attrs["creation_of_dataset"]  # a time stamp would make every file different
-
-    inertia = closed.compute_rigid_body_inertia(rho=RHO)
-    stiffness = immersed.compute_hydrostatic_stiffness(rho=RHO, g=G)
-    order = {
-        "influenced_dof": ds["influenced_dof"].values,
-        "radiating_dof": ds["radiating_dof"].values,
-    }
-    ds["inertia_matrix"] = (("influenced_dof", "radiating_dof"), inertia.sel(order).values)
-    ds["hydrostatic_stiffness"] = (("influenced_dof", "radiating_dof"), stiffness.sel(order).values)
-    volume = float(immersed.volume)
-    mass = float(ds["inertia_matrix"].sel(influenced_dof="Heave", radiating_dof="Heave"))
-    if not np.isclose(mass, RHO * volume, rtol=1e-12):  # pragma: no cover - Capytaine change
-        raise RuntimeError(f"inertia mass {mass} kg differs from rho V = {RHO * volume} kg")
-    ds["displaced_volume"] = ((), volume)
-
-    six_by_six = "kg, kg m or kg m^2 (translation/rotation rows and columns), about rotation_center"
-    units = {
-        "added_mass": six_by_six,
-        "inertia_matrix": six_by_six,
-        "radiation_damping": "kg/s, kg m/s or kg m^2/s, about rotation_center",
-        "hydrostatic_stiffness": "N/m, N or N m per m or rad, about rotation_center",
-        "diffraction_force": "N/m or N m/m (per metre of wave amplitude)",
-        "Froude_Krylov_force": "N/m or N m/m (per metre of wave amplitude)",
-        "excitation_force": "N/m or N m/m (per metre of wave amplitude)",
-        "displaced_volume": "m^3",
-        "disp_mass": "kg",
-        "draught": "m",
-        "center_of_buoyancy": "m",
-        "center_of_mass": "m",
-        "rotation_center": "m",
-    }
-    for name, unit in units.items():
-        ds[name].attrs["units"] = unit
-    ds["displaced_volume"].attrs["long_name"] = "Displaced volume"
-    ds.attrs.update(
+    return parse_bem(
         {
-            "title": f"hydrofmu default body: floating sphere, radius {RADIUS:g} m, centre on "
-            "the free surface, deep water",
-            "source": "hydrofmu build_scripts/make_default_body.py",
-            "time_convention": "exp(-i omega t) (Capytaine): conjugate for exp(+i omega t)",
-            "bem_method": BEM_METHOD,
-            "hull_panels": int(immersed.mesh.nb_faces),
-            "lid_panels": int(immersed.lid_mesh.nb_faces),
-            "sphere_radius_m": RADIUS,
-            "excitation_at_zero_and_infinite_frequency": "NaN (not solved)",
+            "body": {
+                "shape": "sphere",
+                "radius": RADIUS,
+                "center": list(ROTATION_CENTER),
+                "resolution": list(MESH_RESOLUTION),
+            },
+            "omega": list(OMEGA_FINITE if omega is None else omega),
+            "headings": list(WAVE_DIRECTIONS),
+            "water_depth": float("inf"),
+            "lid": True,
+            "rotation_center": list(ROTATION_CENTER),
+            "center_of_mass": list(CENTER_OF_MASS),
+            "rho": RHO,
+            "g": G,
+            "method": BEM_METHOD,
+            "name": BODY_NAME,
         }
     )
+
+
+def compute(spec: BEMSpec | None = None) -> xr.Dataset:
+    """Solve the default body and return the dataset written to the package file."""
+    spec = spec or default_spec()
+    ds = run_bem(spec, source="hydrofmu build_scripts/make_default_body.py")
+    attrs = dict(ds.attrs)
+    # The package file's attributes, in its order (so that a regeneration is byte-identical).
+    ds.attrs = {
+        "capytaine_version": attrs["capytaine_version"],
+        "title": f"hydrofmu default body: floating sphere, radius {RADIUS:g} m, centre on "
+        "the free surface, deep water",
+        **{k: attrs[k] for k in ("source", "time_convention", "bem_method", "hull_panels",
+                                 "lid_panels")},
+        "sphere_radius_m": RADIUS,
+        "excitation_at_zero_and_infinite_frequency": attrs[
+            "excitation_at_zero_and_infinite_frequency"],
+    }
     return ds
-
-
-def write_netcdf(ds: xr.Dataset, path: Path) -> None:
-    """Write ``ds`` as Capytaine NetCDF, atomically (temporary file, then rename).
-
-    Parameters
-    ----------
-    ds
-        Dataset from :func:`assemble` (complex values are split by Capytaine's writer).
-    path
-        Target file; its directory must exist.
-    """
-    cpt = require("capytaine", "bem")
-    fd, tmp = tempfile.mkstemp(suffix=".nc", prefix=".tmp_", dir=path.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        cpt.export_dataset(tmp, ds, format="netcdf")
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 # --- Sanity checks ------------------------------------------------------------------------
@@ -450,14 +342,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     cpt.set_logging("WARNING")
 
     start = time.perf_counter()
-    closed, immersed = build_bodies()
-    results = solve(immersed)
-    solved = time.perf_counter()
-    ds = assemble(results, closed, immersed)
+    ds = compute()
     write_netcdf(ds, path)
     print(
-        f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB); BEM {solved - start:.1f} s, "
-        f"total {time.perf_counter() - start:.1f} s"
+        f"wrote {path} ({path.stat().st_size / 1024:.0f} KiB); {time.perf_counter() - start:.1f} s"
     )
     print("\n".join(sanity_report(ds)))
     return 0

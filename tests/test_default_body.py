@@ -197,8 +197,8 @@ def no_solve(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("the BEM must not run")
 
-    monkeypatch.setattr(mdb, "build_bodies", fail)
-    monkeypatch.setattr(mdb, "solve", fail)
+    monkeypatch.setattr(mdb, "compute", fail)
+    monkeypatch.setattr(mdb, "run_bem", fail)
 
 
 @pytest.mark.usefixtures("no_solve")

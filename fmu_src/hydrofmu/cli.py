@@ -1,4 +1,4 @@
-"""Command line: ``hydrofmu build | run | demo | info``.
+"""Command line: ``hydrofmu build | run | demo | info | bem | sweep``.
 
 Every expected failure prints ``error: <message>`` and exits with status 2; nothing the user
 wrote is overwritten unless ``--force`` is given.
@@ -136,6 +136,74 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bem(args: argparse.Namespace) -> int:
+    """``hydrofmu bem BEM.toml -o body.nc``: Capytaine solve of a ``[bem]`` table."""
+    from dataclasses import replace
+
+    from .bem import bem_to_file, load_bem
+    from .errors import require
+
+    spec = load_bem(args.config)
+    if args.jobs is not None:
+        spec = replace(spec, n_jobs=args.jobs)
+    out = Path(args.output)
+    _refuse_overwrite(out, args.force)
+    if not out.parent.is_dir():
+        from .errors import ConfigError
+
+        raise ConfigError(f"the folder of {out} does not exist", value=str(out))
+    require("capytaine", "bem")
+    path, line = bem_to_file(spec, out, progress=not args.quiet)
+    print(line)
+    print(f"wrote {path}")
+    return 0
+
+
+def _add_bem_parser(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser("bem", help="solve a [bem] table with Capytaine, write its NetCDF")
+    e.add_argument("config", help="TOML file with a [bem] table")
+    e.add_argument("-o", "--output", required=True, help="NetCDF file to write (.nc)")
+    e.add_argument("--jobs", type=int, default=None, help="Capytaine n_jobs (-1: all cores)")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--force", action="store_true", help="overwrite an existing output")
+    e.set_defaults(func=_bem)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    """``hydrofmu sweep CONFIG.toml --sea-states SEAS.csv -o sweep.nc``."""
+    from .sweep import SweepOptions, run_sweep
+
+    options = SweepOptions(
+        duration=args.duration, transient=args.transient, workers=args.workers,
+        scheduler=args.scheduler, resume=args.resume, series=args.series, plot=args.plot,
+        force=args.force, progress=not args.quiet,
+    )
+    result = run_sweep(args.config, args.sea_states, args.output, options)
+    print("\n".join(result.summary))
+    for path in result.files:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:
+    w = sub.add_parser("sweep", help="run the FMU over a table of sea states on Dask")
+    w.add_argument("config", help="TOML configuration file")
+    w.add_argument("--sea-states", required=True,
+                   help="CSV: Hs, Tp [, direction, gamma, seed, occurrence, FMU parameters]")
+    w.add_argument("-o", "--output", required=True, help="NetCDF file of the statistics")
+    w.add_argument("--duration", type=float, default=10800.0, help="s per sea state (3 h)")
+    w.add_argument("--transient", type=float, default=300.0, help="s left out of statistics")
+    w.add_argument("--workers", type=int, default=None,
+                   help="worker processes of the local Dask cluster (default: cores)")
+    w.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler")
+    w.add_argument("--resume", action="store_true", help="skip sea states already written")
+    w.add_argument("--series", action="store_true", help="keep every time series")
+    w.add_argument("--plot", action="store_true", help="power matrix heat map (PNG)")
+    w.add_argument("--force", action="store_true", help="overwrite outputs and part files")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=_sweep)
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
     p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
@@ -164,6 +232,8 @@ def make_parser() -> argparse.ArgumentParser:
     from .moorings.replay import add_mooring_commands
 
     add_mooring_commands(sub)
+    _add_bem_parser(sub)
+    _add_sweep_parser(sub)
     return p
 
 

@@ -1,0 +1,120 @@
+"""Hull meshes (parametric or from a file), their checks, and the Capytaine bodies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import HydroDataError, require
+from .spec import BEMSpec
+
+
+def make_mesh(spec: BEMSpec) -> Any:
+    """The closed hull mesh of ``spec.body`` (Capytaine ``Mesh``), in m.
+
+    Parametric shapes use Capytaine's mesh generators with ``faces_max_radius =
+    panel_size`` (the largest distance from a panel's centre to its vertices) unless a
+    ``resolution`` is given; mesh files are read by ``capytaine.load_mesh`` (STL, GDF,
+    NEMOH .dat, gmsh .msh and whatever meshio reads).
+    """
+    cpt = require("capytaine", "bem")
+    body = spec.body
+    if "mesh" in body:
+        try:
+            mesh = cpt.load_mesh(str(body["mesh"]), file_format=body.get("format"))
+        except Exception as exc:  # Capytaine/meshio raise many kinds
+            raise HydroDataError(
+                f"cannot read the mesh '{body['mesh']}': {exc}; give its format with "
+                "body = {mesh = '...', format = 'stl' | 'gdf' | 'nemoh' | 'gmsh' | ...}",
+                value=str(body["mesh"]),
+            ) from exc
+        if body["scale"] != 1.0:
+            mesh = cpt.Mesh(vertices=mesh.vertices * body["scale"], faces=mesh.faces,
+                            name=mesh.name)
+        return mesh
+    size: dict[str, Any] = (
+        {"resolution": body["resolution"]} if "resolution" in body
+        else {"faces_max_radius": spec.panel_size}
+    )
+    if body["shape"] == "sphere":
+        return cpt.mesh_sphere(radius=body["radius"], center=body["center"], name=spec.name,
+                               **size)
+    if body["shape"] == "cylinder":
+        return cpt.mesh_vertical_cylinder(radius=body["radius"], length=body["height"],
+                                          center=body["center"], name=spec.name, **size)
+    return cpt.mesh_parallelepiped(size=body["size"], center=body["center"], name=spec.name,
+                                   **size)
+
+
+def check_mesh(mesh: Any, *, where: str = "the mesh", rtol: float = 0.02) -> float:
+    """Check that the hull is closed below the waterline with outward normals.
+
+    The three divergence-theorem volumes ``V_i = sum_f x_i n_i A_f`` of the part below
+    z = 0 agree when the hull is closed there (the waterplane adds nothing to any of
+    them: n_x = n_y = 0 and z = 0 on it) and are positive when the normals point out
+    of the body, into the water.
+
+    Parameters
+    ----------
+    mesh
+        Capytaine ``Mesh`` of the whole hull.
+    where
+        Name of the mesh in messages.
+    rtol
+        Largest relative spread of the three volumes.
+
+    Returns
+    -------
+    float
+        Displaced volume, m^3.
+
+    Raises
+    ------
+    HydroDataError
+        No panel below the waterline, inward normals, or a hull open below the waterline.
+    """
+    immersed = mesh.immersed_part()
+    if immersed.nb_faces == 0:
+        raise HydroDataError(f"{where} has no panel below the waterline z = 0; translate it "
+                             "down (hydrofmu bem puts the free surface at z = 0)", value=None)
+    volumes = np.asarray(immersed.volumes, dtype=float)
+    mean = float(np.mean(volumes))
+    if np.all(volumes < 0):
+        raise HydroDataError(
+            f"{where} has inward normals (displaced volume {mean:.6g} m^3 < 0); flip the "
+            "orientation of its faces so that the normals point into the water", value=mean)
+    spread = float(np.ptp(volumes)) / max(abs(mean), 1e-300)
+    if np.any(volumes <= 0) or spread > rtol:
+        raise HydroDataError(
+            f"{where} is not closed (watertight) below the waterline: the volumes from the "
+            f"x, y and z components of the normals are {volumes.round(6).tolist()} m^3 "
+            f"(spread {100 * spread:.1f} % > {100 * rtol:g} %); close the hull below z = 0, "
+            "merge duplicate vertices and orient every face outward", value=volumes.tolist())
+    return mean
+
+
+def build_bodies(spec: BEMSpec) -> tuple[Any, Any]:
+    """The closed body (for the inertia) and its immersed part with the lid (for the BEM).
+
+    Returns
+    -------
+    closed, immersed : capytaine.FloatingBody
+        Neither has a ``mass``: Capytaine 3.0 would divide a given mass by the closed
+        volume and multiply by the displaced one; without it the mass is rho times the
+        displaced volume, with the inertia distribution of the closed hull.
+    """
+    cpt = require("capytaine", "bem")
+    mesh = make_mesh(spec)
+    check_mesh(mesh, where=f"the mesh of [bem] body {spec.name!r}")
+    lid = None
+    if spec.lid and mesh.nb_edges_waterline > 0:
+        lid = mesh.generate_lid(z=0.0)
+    closed = cpt.FloatingBody(
+        mesh=mesh,
+        lid_mesh=lid,
+        dofs=cpt.rigid_body_dofs(rotation_center=spec.rotation_center),
+        center_of_mass=spec.center_of_mass,
+        name=spec.name,
+    )
+    return closed, closed.immersed_part()

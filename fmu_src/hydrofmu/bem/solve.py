@@ -1,0 +1,238 @@
+"""Solve the problems, assemble Capytaine's dataset, write the NetCDF file."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import HydroDataError, require
+from .mesh import build_bodies
+from .spec import BEMSpec
+
+
+class _Progress:
+    """tqdm over the problems if installed, else a plain counter on stderr."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled
+        self._bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self._bar = tqdm(total=total, unit="problem", desc="BEM", file=sys.stderr)
+            except ImportError:
+                self._bar = None
+
+    def update(self, n: int) -> None:
+        self.done += n
+        if self._bar is not None:
+            self._bar.update(n)
+        elif self.enabled:
+            print(f"\rBEM: {self.done}/{self.total} problems", end="", file=sys.stderr,
+                  flush=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        elif self.enabled:
+            print(file=sys.stderr)
+
+
+def radiation_omegas(spec: BEMSpec) -> list[float]:
+    """The radiation frequencies: omega = 0 (deep water only: Capytaine 3.0 cannot evaluate
+    the finite-depth Green function at k h < 0.1), the finite ones and omega = inf."""
+    omegas = spec.omega.tolist()
+    if spec.zero_and_infinite:
+        omegas = ([0.0] if math.isinf(spec.water_depth) else []) + omegas + [math.inf]
+    return omegas
+
+
+def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
+          callback: Callable[[int], None] | None = None) -> list[Any]:
+    """Solve radiation (omega = 0, finite, inf) and diffraction (finite) problems.
+
+    The problems are solved one frequency at a time (Capytaine's ``n_jobs`` processes
+    share each frequency's problems), so that the progress is reported as it goes.
+
+    Parameters
+    ----------
+    spec
+        The validated table.
+    immersed : capytaine.FloatingBody
+        Immersed body with its lid.
+    progress
+        Show a progress bar (tqdm, else a counter) on stderr.
+    callback
+        Called with the number of problems just solved.
+
+    Returns
+    -------
+    list of capytaine LinearPotentialFlowResult
+    """
+    cpt = require("capytaine", "bem")
+    common = {"rho": spec.rho, "g": spec.g, "water_depth": spec.water_depth}
+    groups: dict[float, list[Any]] = {}
+    for omega in radiation_omegas(spec):
+        groups.setdefault(omega, []).extend(
+            cpt.RadiationProblem(body=immersed, radiating_dof=dof, omega=omega, **common)
+            for dof in immersed.dofs)
+    for omega in spec.omega.tolist():
+        groups[omega].extend(
+            cpt.DiffractionProblem(body=immersed, wave_direction=beta, omega=omega, **common)
+            for beta in spec.headings)
+    solver = cpt.BEMSolver(method=spec.method)
+    bar = _Progress(sum(len(g) for g in groups.values()), enabled=progress)
+    results: list[Any] = []
+    try:
+        for problems in groups.values():
+            out = solver.solve_all(problems, n_jobs=spec.n_jobs, progress_bar=False)
+            failed = [r for r in out if not hasattr(r, "forces")]
+            if failed:
+                raise HydroDataError(f"Capytaine could not solve {failed[0]}", value=None)
+            results.extend(out)
+            bar.update(len(problems))
+            if callback is not None:
+                callback(len(problems))
+    finally:
+        bar.close()
+    return results
+
+
+# --- Dataset and file -----------------------------------------------------------------------
+UNITS = {
+    "added_mass": "kg, kg m or kg m^2 (translation/rotation rows and columns), about "
+                  "rotation_center",
+    "inertia_matrix": "kg, kg m or kg m^2 (translation/rotation rows and columns), about "
+                      "rotation_center",
+    "radiation_damping": "kg/s, kg m/s or kg m^2/s, about rotation_center",
+    "hydrostatic_stiffness": "N/m, N or N m per m or rad, about rotation_center",
+    "diffraction_force": "N/m or N m/m (per metre of wave amplitude)",
+    "Froude_Krylov_force": "N/m or N m/m (per metre of wave amplitude)",
+    "excitation_force": "N/m or N m/m (per metre of wave amplitude)",
+    "displaced_volume": "m^3",
+    "disp_mass": "kg",
+    "draught": "m",
+    "center_of_buoyancy": "m",
+    "center_of_mass": "m",
+    "rotation_center": "m",
+}
+
+
+def assemble(spec: BEMSpec, results: list[Any], closed: Any, immersed: Any, *,
+             source: str = "hydrofmu bem") -> Any:
+    """Capytaine's dataset with the inertia of the closed hull and hydrofmu's extras.
+
+    Parameters
+    ----------
+    spec
+        The validated table.
+    results
+        Output of :func:`solve`.
+    closed, immersed
+        Output of :func:`build_bodies`.
+    source
+        Written into the ``source`` attribute.
+
+    Returns
+    -------
+    xarray.Dataset
+        Complex-valued (Capytaine's writer splits it), with ``inertia_matrix`` (closed
+        hull), ``hydrostatic_stiffness`` (immersed part), ``displaced_volume``, units
+        attributes and no creation time stamp (reproducible files).
+    """
+    cpt = require("capytaine", "bem")
+    ds = cpt.assemble_dataset(results, hydrostatics=True)
+    ds.attrs.pop("creation_of_dataset", None)  # a time stamp would make every file different
+    inertia = closed.compute_rigid_body_inertia(rho=spec.rho)
+    stiffness = immersed.compute_hydrostatic_stiffness(rho=spec.rho, g=spec.g)
+    order = {"influenced_dof": ds["influenced_dof"].values,
+             "radiating_dof": ds["radiating_dof"].values}
+    dims = ("influenced_dof", "radiating_dof")
+    ds["inertia_matrix"] = (dims, inertia.sel(order).values)
+    ds["hydrostatic_stiffness"] = (dims, stiffness.sel(order).values)
+    volume = float(immersed.volume)
+    mass = float(ds["inertia_matrix"].sel(influenced_dof="Heave", radiating_dof="Heave"))
+    if not np.isclose(mass, spec.rho * volume, rtol=1e-9):  # pragma: no cover - Capytaine
+        raise HydroDataError(f"inertia mass {mass} kg differs from rho V = "
+                             f"{spec.rho * volume} kg", value=mass)
+    ds["displaced_volume"] = ((), volume)
+    for name, unit in UNITS.items():
+        if name in ds:
+            ds[name].attrs["units"] = unit
+    ds["displaced_volume"].attrs["long_name"] = "Displaced volume"
+    body = {k: (str(v) if isinstance(v, Path) else v) for k, v in spec.body.items()
+            if v is not None}
+    ds.attrs.update({
+        "title": f"hydrofmu bem: body {spec.name!r} ({body.get('shape', 'mesh')})",
+        "source": source,
+        "time_convention": "exp(-i omega t) (Capytaine): conjugate for exp(+i omega t)",
+        "bem_method": spec.method,
+        "hull_panels": int(immersed.mesh.nb_faces),
+        "lid_panels": int(immersed.lid_mesh.nb_faces) if immersed.lid_mesh is not None else 0,
+        "bem_body": repr(body),
+        "excitation_at_zero_and_infinite_frequency": "NaN (not solved)",
+    })
+    return ds
+
+
+def write_netcdf(ds: Any, path: str | Path) -> Path:
+    """Write ``ds`` as Capytaine NetCDF, atomically (temporary file, then rename)."""
+    cpt = require("capytaine", "bem")
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(suffix=".nc", prefix=".tmp_", dir=path.parent)
+    os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        cpt.export_dataset(tmp, ds, format="netcdf")
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private (0600)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+    return path
+
+
+def run_bem(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu bem") -> Any:
+    """Mesh, check, solve and assemble: the whole of ``hydrofmu bem`` but the file.
+
+    Returns
+    -------
+    xarray.Dataset
+        See :func:`assemble`.
+    """
+    cpt = require("capytaine", "bem")
+    cpt.set_logging("WARNING")
+    closed, immersed = build_bodies(spec)
+    results = solve(spec, immersed, progress=progress)
+    return assemble(spec, results, closed, immersed, source=source)
+
+
+def bem_to_file(spec: BEMSpec, output: str | Path, *, progress: bool = False) -> tuple[Path, str]:
+    """Run :func:`run_bem` and write the NetCDF file.
+
+    Returns
+    -------
+    path, summary
+        The written file and a one-line summary (panels, problems, seconds).
+    """
+    start = time.perf_counter()
+    ds = run_bem(spec, progress=progress)
+    path = write_netcdf(ds, output)
+    omega = ds["omega"].values
+    return path, (
+        f"{ds.attrs['hull_panels']} hull panels + {ds.attrs['lid_panels']} lid panels, "
+        f"{int(np.sum(np.isfinite(omega) & (omega > 0)))} finite frequencies"
+        f"{' + omega = 0' if np.any(omega == 0) else ''}"
+        f"{' + omega = inf' if np.any(np.isinf(omega)) else ''}, "
+        f"{len(spec.headings)} heading(s); {time.perf_counter() - start:.1f} s"
+    )

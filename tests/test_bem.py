@@ -1,0 +1,342 @@
+"""``hydrofmu bem``: the [bem] table, mesh checks, and validation of the Capytaine solve.
+
+References: WAMIT's floating sphere (r = 5 m, 200 m water, ``examples/data/sphere_bemio.h5``)
+and Hulme (1982) for the heaving hemisphere in deep water. The fine mesh (1568 panels) is
+the slow part (~40 s); it is solved once per module.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from hydrofmu import bem
+from hydrofmu.cli import main as cli_main
+from hydrofmu.config import load_config
+from hydrofmu.errors import ConfigError, HydroDataError
+from hydrofmu.hydrodata.readers import read_hydro
+from paths import BEMIO_SPHERE, ROOT
+
+cpt = pytest.importorskip("capytaine")
+
+RADIUS = 5.0
+G = 9.81
+DATA_FILE = ROOT / "fmu_src" / "hydrofmu" / "data" / "sphere_capytaine.nc"
+
+
+def _sphere(panel_size: float, omega: list[float], **extra: object) -> bem.BEMSpec:
+    table = {"body": {"shape": "sphere", "radius": RADIUS}, "omega": omega,
+             "panel_size": panel_size, "center_of_mass": [0.0, 0.0, -2.0], **extra}
+    return bem.parse_bem(table)
+
+
+# --- the [bem] table ------------------------------------------------------------------------
+def test_unknown_key_has_did_you_mean() -> None:
+    with pytest.raises(ConfigError, match=r"unknown key 'heading'.*did you mean 'headings'"):
+        bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0],
+                       "heading": [0.0]})
+    with pytest.raises(ConfigError, match=r"'radius'"):
+        bem.parse_bem({"body": {"shape": "sphere", "radious": 1.0}, "omega": [1.0]})
+    with pytest.raises(ConfigError, match=r"did you mean 'cylinder'"):
+        bem.parse_bem({"body": {"shape": "cylindre", "radius": 1.0}, "omega": [1.0]})
+
+
+@pytest.mark.parametrize(
+    ("table", "match"),
+    [
+        ({"omega": [1.0]}, "exactly one of body"),
+        ({"body": {"shape": "sphere", "radius": 1.0}}, "needs omega"),
+        ({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0, 0.5]}, "increasing"),
+        ({"body": {"shape": "sphere", "radius": 1.0}, "omega": [0.0, 1.0]}, "> 0 rad/s"),
+        ({"body": {"shape": "sphere", "radius": 1.0}, "omega": {"min": 1, "max": 2}}, "n"),
+        ({"body": {"shape": "sphere", "radius": -1.0}, "omega": [1.0]}, "radius"),
+        ({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0], "water_depth": -5},
+         "water_depth"),
+        ({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0], "method": "direkt"},
+         "did you mean 'direct'"),
+        ({"body": {"shape": "cylinder", "radius": 1.0}, "omega": [1.0]}, "height"),
+        ({"body": {"mesh": "nope.stl"}, "omega": [1.0]}, "does not exist"),
+    ],
+)
+def test_bad_tables_are_refused(table: dict, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        bem.parse_bem(table)
+
+
+def test_omega_range_and_defaults() -> None:
+    spec = bem.parse_bem({"body": {"shape": "box", "size": [2, 2, 2]},
+                          "omega": {"min": 0.1, "max": 3.0, "n": 30}, "water_depth": math.inf})
+    np.testing.assert_allclose(spec.omega, np.linspace(0.1, 3.0, 30))
+    assert spec.lid and spec.zero_and_infinite and math.isinf(spec.water_depth)
+    assert bem.radiation_omegas(spec)[0] == 0.0 and math.isinf(bem.radiation_omegas(spec)[-1])
+    # Finite depth: Capytaine 3.0 has no omega = 0 there (k h < 0.1), omega = inf it has.
+    finite = bem.parse_bem({"body": {"shape": "box", "size": [2, 2, 2]}, "omega": [1.0],
+                            "water_depth": 50.0})
+    assert bem.radiation_omegas(finite) == [1.0, math.inf]
+
+
+# --- meshes ---------------------------------------------------------------------------------
+def _write_gdf(path: Path, vertices: np.ndarray, faces: np.ndarray) -> None:
+    """A WAMIT GDF file (ULEN, GRAV; ISX ISY; NPAN; four vertices per panel)."""
+    lines = ["hydrofmu test mesh", f"1.0 {G}", "0 0", str(len(faces))]
+    for face in faces:
+        lines += [" ".join(f"{c:.12g}" for c in vertices[v]) for v in face]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _write_ascii_stl(path: Path, vertices: np.ndarray, faces: np.ndarray) -> None:
+    """An ASCII STL file: every quad split into two triangles."""
+    lines = ["solid hull"]
+    for a, b, c, d in faces:
+        for tri in ((a, b, c), (a, c, d)) if c != d else ((a, b, c),):
+            p = vertices[list(tri)]
+            n = np.cross(p[1] - p[0], p[2] - p[0])
+            n = n / np.linalg.norm(n)
+            lines += [f"facet normal {n[0]:.9g} {n[1]:.9g} {n[2]:.9g}", "outer loop"]
+            lines += [f"vertex {q[0]:.12g} {q[1]:.12g} {q[2]:.12g}" for q in p]
+            lines += ["endloop", "endfacet"]
+    path.write_text("\n".join([*lines, "endsolid hull"]) + "\n")
+
+
+@pytest.fixture(scope="module")
+def box_mesh() -> object:
+    """A 4 x 2 x 2 m box, 1 m draught (centre 0.5 m below the waterline)."""
+    return cpt.mesh_parallelepiped(size=(4.0, 2.0, 2.0), center=(0.0, 0.0, 0.0),
+                                   faces_max_radius=0.5)
+
+
+def test_mesh_files_gdf_and_stl_give_the_parametric_box(tmp_path: Path, box_mesh) -> None:
+    _write_gdf(tmp_path / "box.gdf", box_mesh.vertices, box_mesh.faces)
+    _write_ascii_stl(tmp_path / "box.stl", box_mesh.vertices, box_mesh.faces)
+    # Exact: a 4 x 2 box with 1 m draught displaces 8 m^3 (flat panels, no discretisation
+    # error); the three divergence-theorem volumes are sums of exact products.
+    for name in ("box.gdf", "box.stl"):
+        spec = bem.parse_bem({"mesh": name, "omega": [1.0]}, base=tmp_path)
+        mesh = bem.make_mesh(spec)
+        assert bem.check_mesh(mesh) == pytest.approx(8.0, rel=1e-9)
+    parametric = bem.parse_bem({"body": {"shape": "box", "size": [4.0, 2.0, 2.0]},
+                                "omega": [1.0], "panel_size": 0.5})
+    assert bem.check_mesh(bem.make_mesh(parametric)) == pytest.approx(8.0, rel=1e-9)
+
+
+def test_inward_normals_are_refused(tmp_path: Path, box_mesh) -> None:
+    _write_gdf(tmp_path / "inward.gdf", box_mesh.vertices, box_mesh.faces[:, ::-1])
+    spec = bem.parse_bem({"mesh": "inward.gdf", "omega": [1.0]}, base=tmp_path)
+    with pytest.raises(HydroDataError, match="inward normals"):
+        bem.build_bodies(spec)
+
+
+def test_open_hull_below_waterline_is_refused(tmp_path: Path, box_mesh) -> None:
+    centers = box_mesh.faces_centers
+    # Remove the panels of the bottom (z = -1): the hull is open below the waterline.
+    keep = ~np.isclose(centers[:, 2], -1.0)
+    assert 0 < (~keep).sum() < keep.size
+    _write_gdf(tmp_path / "open.gdf", box_mesh.vertices, box_mesh.faces[keep])
+    spec = bem.parse_bem({"mesh": "open.gdf", "omega": [1.0]}, base=tmp_path)
+    with pytest.raises(HydroDataError, match="not closed"):
+        bem.build_bodies(spec)
+
+
+def test_mesh_above_water_is_refused() -> None:
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0, "center": [0, 0, 5.0]},
+                          "omega": [1.0], "panel_size": 0.5})
+    with pytest.raises(HydroDataError, match="no panel below the waterline"):
+        bem.build_bodies(spec)
+
+
+# --- validation -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wamit() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """WAMIT's sphere at six of its own frequencies in 0.6-3 rad/s: (omega, A, B)."""
+    with pytest.warns(Warning):  # the file's B33 dips below zero at 12 rad/s (its own note)
+        hd = read_hydro(BEMIO_SPHERE)
+    idx = [int(np.argmin(np.abs(hd.omega - w))) for w in np.linspace(0.6, 3.0, 6)]
+    return hd.omega[idx], hd.added_mass[idx], hd.radiation_damping[idx]
+
+
+class _Solves(dict):
+    """The r = 5 m sphere in 200 m of water at WAMIT's frequencies, solved on first use per
+    panel size and kept for the module."""
+
+    def __init__(self, omega: list[float]) -> None:
+        super().__init__()
+        self.omega = omega
+
+    def __missing__(self, size: float) -> xr.Dataset:
+        spec = _sphere(size, self.omega, water_depth=200.0, zero_and_infinite=False)
+        self[size] = bem.run_bem(spec)
+        return self[size]
+
+
+@pytest.fixture(scope="module")
+def sphere_200m(wamit) -> _Solves:
+    return _Solves(wamit[0].tolist())
+
+
+def _errors(ds: xr.Dataset, wamit) -> dict[str, np.ndarray]:
+    """Relative error against WAMIT of A and B in surge and heave, per frequency."""
+    out = {}
+    for name, ref in (("added_mass", wamit[1]), ("radiation_damping", wamit[2])):
+        for dof, i in (("Surge", 0), ("Heave", 2)):
+            value = ds[name].sel(influenced_dof=dof, radiating_dof=dof).values
+            out[f"{name}[{dof}]"] = value / ref[:, i, i] - 1.0
+    return out
+
+
+@pytest.mark.slow
+def test_sphere_against_wamit_and_convergence(sphere_200m, wamit) -> None:
+    errors = {size: _errors(sphere_200m[size], wamit) for size in (1.6, 0.8, 0.4)}
+    assert sphere_200m[0.4].attrs["hull_panels"] == 1568
+    for key in errors[0.4]:
+        worst = [float(np.max(np.abs(errors[size][key]))) for size in (1.6, 0.8, 0.4)]
+        # The issue's bound: within 5 % at panel_size = 0.4 (measured: at most 1.02 %, B33 at
+        # 3 rad/s; a panel method converges on WAMIT's higher-order result as h -> 0).
+        assert worst[2] < 0.05, (key, worst)
+        # Convergence: each halving of the panel size brings every quantity closer
+        # (measured worst errors 1.6 / 0.8 / 0.4: B33 22 / 5.4 / 1.0 %, A33 5.7 / 1.4 / 0.3 %).
+        assert worst[0] > worst[1] > worst[2], (key, worst)
+
+
+def test_sphere_coarse_mesh_against_wamit(sphere_200m, wamit) -> None:
+    """Hydrostatics and mass of the solved sphere against the closed forms."""
+    ds = sphere_200m[0.8]
+    err = _errors(ds, wamit)
+    # 392 panels: measured within 1.4 % for A and 5.4 % (B33 at 3 rad/s, where B33 is
+    # small) -> bounds 2 % and 6 %.
+    assert np.max(np.abs(err["added_mass[Heave]"])) < 0.02
+    assert np.max(np.abs(err["radiation_damping[Surge]"])) < 0.02
+    assert np.max(np.abs(err["radiation_damping[Heave]"])) < 0.06
+    volume = float(ds["displaced_volume"])
+    exact = 2.0 / 3.0 * np.pi * RADIUS**3
+    # The polyhedral mesh is inscribed in the sphere: measured -1.1 % at 392 panels.
+    assert volume == pytest.approx(exact, rel=0.02)
+    k33 = float(ds["hydrostatic_stiffness"].sel(influenced_dof="Heave", radiating_dof="Heave"))
+    assert k33 == pytest.approx(1000.0 * G * np.pi * RADIUS**2, rel=0.02)  # rho g pi a^2
+    mass = float(ds["inertia_matrix"].sel(influenced_dof="Heave", radiating_dof="Heave"))
+    assert mass == pytest.approx(1000.0 * volume, rel=1e-9)  # floating: m = rho V exactly
+
+
+# Hulme, A. (1982), "The wave forces acting on a floating hemisphere undergoing forced
+# periodic oscillations", J. Fluid Mech. 121, 443-463, Table 1 (heave), as transcribed in
+# LHEEA/Hulme_Heaving_Sphere (comparison/HulmeResult.dat); the same table as in
+# build_scripts/make_default_body.py. Columns: ka, A33/(rho V), B33/(rho V omega), with
+# V = 2/3 pi a^3 and k = omega^2 / g (deep water). The ka -> inf limit is 0.5 exactly.
+HULME = np.array([
+    [0.0, 0.8310, 0.0],
+    [0.2, 0.7938, 0.2793],
+    [0.5, 0.5861, 0.3391],
+    [1.0, 0.4284, 0.2484],
+    [2.0, 0.3884, 0.1031],
+])
+
+
+def test_heaving_hemisphere_against_hulme() -> None:
+    ka = HULME[1:, 0]
+    omega = np.sqrt(ka * G / RADIUS)
+    ds = bem.run_bem(_sphere(0.8, omega.tolist(), water_depth=math.inf))
+    rho_v = 1000.0 * 2.0 / 3.0 * np.pi * RADIUS**3
+    a33 = ds["added_mass"].sel(influenced_dof="Heave", radiating_dof="Heave").values / rho_v
+    b33 = ds["radiation_damping"].sel(influenced_dof="Heave", radiating_dof="Heave").values
+    w = ds["omega"].values
+    assert w[0] == 0.0 and np.isinf(w[-1])
+    # 392 panels (DESIGN.md: +2 % in heave at 400 panels): 3 % on A33, B33 and the limits;
+    # measured below.
+    assert a33[0] == pytest.approx(HULME[0, 1], rel=0.03)
+    assert a33[-1] == pytest.approx(0.5, rel=0.03)
+    np.testing.assert_allclose(a33[1:-1], HULME[1:, 1], rtol=0.03)
+    np.testing.assert_allclose(b33[1:-1] / (rho_v * w[1:-1]), HULME[1:, 2], rtol=0.03)
+
+
+# --- the default body -------------------------------------------------------------------------
+def _load_script():
+    spec = importlib.util.spec_from_file_location(
+        "make_default_body_bem", ROOT / "build_scripts" / "make_default_body.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _complex(da: xr.DataArray) -> np.ndarray:
+    return (da.sel(complex="re") + 1j * da.sel(complex="im")).values
+
+
+def test_default_body_regenerated_equals_package_file() -> None:
+    """The build script (a thin call of hydrofmu.bem) reproduces the shipped file: the same
+    mesh at three of its 100 frequencies, with omega = 0 and inf."""
+    mdb = _load_script()
+    omega = mdb.OMEGA_FINITE[[9, 39, 79]]  # 0.5, 2.0, 4.0 rad/s
+    ds = mdb.compute(mdb.default_spec(omega))
+    shipped = xr.open_dataset(DATA_FILE, engine="h5netcdf")
+    pick = np.concatenate([[0.0], omega, [np.inf]])
+    ref = shipped.sel(omega=pick)
+    new = ds.sel(omega=pick)
+    # The package file was written by the same Capytaine code on the same mesh: 0.5 % is the
+    # acceptance bound (round-off of the solver differs between runs by ~1e-12 only), relative
+    # to the largest entry of each matrix at each frequency (off-diagonal zeros).
+    for name in ("added_mass", "radiation_damping"):
+        a, b = new[name].values, ref[name].values
+        # B = 0 at omega = 0 and inf: the whole array's largest entry scales those.
+        scale = np.maximum(np.abs(b).max(axis=(-2, -1), keepdims=True), np.abs(b).max())
+        assert np.max(np.abs(a - b) / scale) < 0.005, name
+    dims = ("omega", "wave_direction", "influenced_dof")
+    x_new = ds["excitation_force"].sel(omega=omega).transpose(*dims).values
+    x_ref = _complex(shipped["excitation_force"].sel(omega=omega).transpose(*dims, ...))
+    assert np.max(np.abs(x_new - x_ref)) / np.abs(x_ref).max() < 0.005
+    for name in ("hydrostatic_stiffness", "inertia_matrix"):
+        a, b = ds[name].values, shipped[name].values
+        assert np.max(np.abs(a - b)) / np.abs(b).max() < 0.005, name
+    assert ds.attrs["hull_panels"] == shipped.attrs["hull_panels"]
+
+
+# --- the command line -------------------------------------------------------------------------
+def test_cli_bem_writes_a_file_that_hydrofmu_reads(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    toml = tmp_path / "bem.toml"
+    toml.write_text(
+        "[bem]\n"
+        'body = { shape = "cylinder", radius = 1.0, draft = 1.0 }\n'
+        "omega = { min = 0.5, max = 3.0, n = 4 }\n"
+        "headings = [0.0]\n"
+        "water_depth = inf\n"
+        "panel_size = 0.25\n"
+        "center_of_mass = [0.0, 0.0, -0.5]\n"
+    )
+    out = tmp_path / "body.nc"
+    assert cli_main(["bem", str(toml), "-o", str(out), "--quiet"]) == 0
+    hd = read_hydro(out)
+    assert hd.nw == 4 and hd.added_mass_inf_source == "file"
+    # Cylinder r = 1 m, draught 1 m: V = pi m^3 up to the polygonal section (Capytaine's
+    # faces_max_radius = 0.25 m gives a 16-gon: area 8 sin(pi/8) cos(pi/8) r^2, -2.0 %);
+    # K33 = rho g pi r^2 likewise.
+    assert hd.displaced_volume == pytest.approx(np.pi, rel=0.03)
+    assert hd.hydrostatic_stiffness[2, 2] == pytest.approx(1000.0 * G * np.pi, rel=0.03)
+    # ... and a configuration uses it as it is.
+    (tmp_path / "model.toml").write_text('[[bodies]]\nname = "body"\nhydro = "body.nc"\n')
+    bodies, cfg = load_config(tmp_path / "model.toml")
+    assert bodies[0].nw == 4 and cfg["bodies"][0]["name"] == "body"
+    capsys.readouterr()
+    assert cli_main(["info", str(out)]) == 0
+    assert "4 frequencies" in capsys.readouterr().out
+    # A second run refuses to overwrite without --force.
+    assert cli_main(["bem", str(toml), "-o", str(out), "--quiet"]) == 2
+    assert "--force" in capsys.readouterr().err
+    toml.write_text("[bem]\nbody = { shape = 'sphere', radius = 1.0 }\nomega = [1.0]\nlid = 1\n")
+    assert cli_main(["bem", str(toml), "-o", str(tmp_path / "x.nc")]) == 2
+    assert "lid" in capsys.readouterr().err
+
+
+def test_n_jobs_gives_the_same_result() -> None:
+    """Capytaine's n_jobs = 2 (joblib processes) solves the same problems: same numbers."""
+    serial = bem.run_bem(_sphere(1.6, [0.8, 1.6], water_depth=math.inf))
+    parallel = bem.run_bem(_sphere(1.6, [0.8, 1.6], water_depth=math.inf, n_jobs=2))
+    # The same solver on the same matrices in another process: equal to round-off.
+    for name in ("added_mass", "radiation_damping", "excitation_force"):
+        np.testing.assert_allclose(parallel[name].values, serial[name].values, rtol=1e-10,
+                                   atol=1e-10 * float(np.nanmax(np.abs(serial[name].values))))
