@@ -20,10 +20,24 @@ ADDED_MASS_METHODS = ("implicit", "split", "lagged")
 SPECTRA = ("jonswap", "pm")
 DISCRETIZATIONS = ("equal_energy", "equal_width")
 
+#: Largest value of an FMI Integer (fmi2Integer is a 32-bit int).
+INT_MAX = 2**31 - 1
+#: Upper bound of wave.n_components (a 1e5-component sea costs ~10 MB per body and
+#: 1e5 cos/sin per internal step: far beyond any converged spectrum discretization).
+MAX_WAVE_COMPONENTS = 100_000
+#: Default of the max_internal_steps_per_call parameter: 1e7 internal steps (~1e3 s of
+#: work for one doStep); a real communication step takes 1 to 1e3.
+MAX_INTERNAL_STEPS_PER_CALL = 10_000_000
+
 
 @dataclass(frozen=True)
 class ParameterSpec:
-    """One FMU parameter: name, FMI type, start value, SI unit, description, choices."""
+    """One FMU parameter: name, FMI type, start value, SI unit, description, choices.
+
+    ``min`` and ``max`` are the inclusive bounds written as the FMI attributes of the
+    ``<Real>``/``<Integer>`` element (``None`` when unbounded); see
+    :mod:`hydrofmu.parameter_checks` for the checks that use them.
+    """
 
     name: str
     kind: str
@@ -31,6 +45,8 @@ class ParameterSpec:
     unit: str | None
     description: str
     choices: tuple[str, ...] | None = None
+    min: float | int | None = None
+    max: float | int | None = None
 
 
 def body_names(config: dict[str, Any]) -> list[str]:
@@ -55,24 +71,27 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[Par
         ParameterSpec("wave.type", "String", w["type"], None,
                       "Wave model: none, regular, irregular, input", WAVE_TYPES),
         ParameterSpec("wave.height", "Real", float(w["height"]), "m",
-                      "Regular: wave height H; irregular: significant wave height Hs"),
+                      "Regular: wave height H; irregular: significant wave height Hs",
+                      min=0.0),
         ParameterSpec("wave.period", "Real", float(w["period"]), "s",
-                      "Regular: wave period T; irregular: peak period Tp"),
+                      "Regular: wave period T; irregular: peak period Tp", min=1e-3),
         ParameterSpec("wave.direction", "Real", float(w["direction"]), "rad",
                       "Direction the waves travel to (0 = +x)"),
         ParameterSpec("wave.seed", "Integer", int(w["seed"]), None,
-                      "Seed of the irregular wave's random phases"),
+                      "Seed of the irregular wave's random phases", min=0, max=INT_MAX),
         ParameterSpec("wave.ramp_time", "Real", float(w["ramp_time"]), "s",
-                      "Duration of the half-cosine ramp of the excitation"),
+                      "Duration of the half-cosine ramp of the excitation", min=0.0),
         ParameterSpec("wave.spectrum", "String", w["spectrum"], None,
                       "Irregular wave spectrum: jonswap or pm", SPECTRA),
         ParameterSpec("wave.gamma", "Real", float(w["gamma"]), "1",
-                      "JONSWAP peak enhancement factor"),
+                      "JONSWAP peak enhancement factor", min=1.0, max=20.0),
         ParameterSpec("wave.n_components", "Integer", int(w["n_components"]), None,
-                      "Number of regular components of the irregular wave"),
+                      "Number of regular components of the irregular wave",
+                      min=1, max=MAX_WAVE_COMPONENTS),
         ParameterSpec("excitation.preview_time", "Real",
                       float(config["excitation"]["preview_time"]), "s",
-                      "wave.type = input: the elevation input is this far ahead of time"),
+                      "wave.type = input: the elevation input is this far ahead of time",
+                      min=0.0),
         ParameterSpec("radiation.method", "String", rad["method"], None,
                       "convolution (IRF memory) or constant (A, B at the wave frequency)",
                       RADIATION_METHODS),
@@ -81,12 +100,19 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any]) -> list[Par
                       "(WEC-Sim) or lagged (previous acceleration), for comparison",
                       ADDED_MASS_METHODS),
         ParameterSpec("added_mass.adj_mass_factor", "Real", float(am["adj_mass_factor"]),
-                      "1", "WEC-Sim split factor (only for added_mass.method = split)"),
+                      "1", "WEC-Sim split factor (only for added_mass.method = split)",
+                      min=0.0),
         ParameterSpec("time_scheme", "String", sim["time_scheme"], None,
                       "Time integration scheme", tuple(sorted(SCHEMES))),
         ParameterSpec("max_internal_step", "Real", float(sim["max_internal_step"]), "s",
-                      "Largest internal time step; also the radiation history spacing"),
+                      "Largest internal time step; also the radiation history spacing",
+                      min=1e-6),
     ]
+    p.append(ParameterSpec(
+        "max_internal_steps_per_call", "Integer",
+        int(sim.get("max_internal_steps_per_call", MAX_INTERNAL_STEPS_PER_CALL)), None,
+        "Work limit: a doStep needing more internal steps than this is refused "
+        "(fmi2Discard); raise it for longer communication steps", min=1, max=INT_MAX))
     for b in config["bodies"]:
         for i in range(6):
             u = ("m", "rad")[i // 3]
