@@ -413,8 +413,13 @@ def resolve(
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
+    from .parameter_checks import check_parameters
+    from .parameters import parameter_table
     from .system import Simulator
 
+    # The checks of fmi2ExitInitializationMode, before the simulator allocates anything.
+    table = parameter_table(bodies, cfg)
+    check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))
     sim = Simulator(bodies, cfg)
     # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
     # that callers print it without building the simulator again.
