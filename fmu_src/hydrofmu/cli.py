@@ -224,6 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status (0, 2 for a user error, 1 for a bug)."""
     args = make_parser().parse_args(argv)
     debug = bool(getattr(args, "debug", False))
+    _WARNED.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("always")
         warnings.showwarning = _show_warning
