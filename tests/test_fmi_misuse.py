@@ -378,3 +378,72 @@ def test_default_experiment_ranges_and_archive_modes(misuse_fmu: Path) -> None:
     assert files and set(files.values()) == {0o644}, files
     assert set(m for n, m in modes.items() if n.endswith("/")) <= {0o755}
 
+
+
+# ---------------------------------------------------------------------- fuzzed input files
+FUZZ_VARIANTS = 50
+FUZZ_CASE_TIMEOUT = 20  # s per case: a read takes < 1 s; a hang is what this catches
+FUZZ_TOML = """\
+[simulation]
+max_internal_step = 0.01
+[wave]
+type = "regular"
+height = 2.0
+period = 8.0
+[radiation]
+method = "constant"
+[[bodies]]
+name = "body"
+hydro = "builtin:sphere"
+dofs = ["heave"]
+"""
+
+
+def _fuzz_source(kind: str, tmp_path: Path) -> tuple[Path, str]:
+    from paths import BEMIO_SPHERE, CAPYTAINE_CYLINDER, WAMIT_RM3
+
+    if kind == "toml":
+        path = tmp_path / "base.toml"
+        path.write_text(FUZZ_TOML)
+        return path, "check"
+    return {"nc": CAPYTAINE_CYLINDER, "h5": BEMIO_SPHERE, "out": WAMIT_RM3}[kind], "info"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["nc", "h5", "out", "toml"])
+def test_fuzzed_files_give_one_line_errors(kind: str, tmp_path: Path) -> None:
+    """50 truncated or byte-flipped copies (seeded) of each format the readers accept:
+    every case ends with exit 0 (the damage hit data that still reads) or exit 2 with one
+    ``error:`` line; never a traceback, an internal error or a hang."""
+    source, command = _fuzz_source(kind, tmp_path)
+    work = tmp_path / "cases"
+    work.mkdir()
+    request = {
+        "file": str(source), "command": command, "n": FUZZ_VARIANTS, "seed": 13,
+        "workdir": str(work), "case_timeout": FUZZ_CASE_TIMEOUT,
+        "result": str(tmp_path / "result.json"),
+    }
+    (tmp_path / "request.json").write_text(json.dumps(request))
+    proc = subprocess.run(
+        [sys.executable, str(TESTS / "fuzz_cli_worker.py"), str(tmp_path / "request.json")],
+        capture_output=True, text=True, timeout=FUZZ_VARIANTS * FUZZ_CASE_TIMEOUT, check=False,
+    )
+    assert proc.returncode == 0, f"the worker died ({proc.returncode}): {proc.stderr[-3000:]}"
+    cases = json.loads((tmp_path / "result.json").read_text())
+    assert len(cases) == FUZZ_VARIANTS
+    failed = 0
+    for case in cases:
+        lines = case["stderr"].splitlines()
+        assert "Traceback" not in case["stderr"], case
+        assert case["status"] in (0, 2), case
+        assert all(ln.startswith(("error: ", "warning: ")) for ln in lines), case
+        assert "internal error" not in case["stderr"], case
+        errors = [ln for ln in lines if ln.startswith("error: ")]
+        assert len(errors) == (case["status"] == 2), case
+        warnings = [ln for ln in lines if ln.startswith("warning: ")]
+        assert len(warnings) == len(set(warnings)), case  # each warning once
+        failed += case["status"] == 2
+        if case["label"].startswith("truncated") and kind != "toml":
+            assert case["status"] == 2, case  # a truncated data file never reads
+    # The damage must reach the parsers: every truncation (17 of 50) and most header flips.
+    assert failed >= FUZZ_VARIANTS // 3, [c["label"] for c in cases if c["status"] == 0]

@@ -1,4 +1,4 @@
-"""Command line: ``hydrofmu build | run | demo | info``.
+"""Command line: ``hydrofmu build | check | run | demo | info``.
 
 Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
 an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
@@ -96,6 +96,15 @@ def _build(args: argparse.Namespace) -> int:
     path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
     _print_notes(cfg)
     print(f"wrote {path}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .config import load_config
+
+    _, cfg = load_config(args.config)
+    _print_notes(cfg)
+    print(f"{args.config}: the configuration is valid")
     return 0
 
 
@@ -202,6 +211,9 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
     b.set_defaults(func=_build)
+    c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
+    c.add_argument("config", help="TOML configuration file")
+    c.set_defaults(func=_check)
     r = sub.add_parser("run", help="export to a temporary FMU, simulate it with fmpy, write CSV")
     r.add_argument("config", help="TOML configuration file")
     r.add_argument("-o", "--output", default="results.csv", help="CSV file to write")
