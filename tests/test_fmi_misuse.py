@@ -18,6 +18,7 @@ message with status ``fmi2Error`` is logged (asserted below through the logger c
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -447,3 +448,40 @@ def test_fuzzed_files_give_one_line_errors(kind: str, tmp_path: Path) -> None:
             assert case["status"] == 2, case  # a truncated data file never reads
     # The damage must reach the parsers: every truncation (17 of 50) and most header flips.
     assert failed >= FUZZ_VARIANTS // 3, [c["label"] for c in cases if c["status"] == 0]
+
+
+# ---------------------------------------------------------------------- the tables themselves
+def test_state_table_follows_fmi2_co_simulation() -> None:
+    from hydrofmu import fmi_states as fsm
+
+    assert set(fsm.ALLOWED) == set(fsm.CALLS)
+    # FMI 2.0 section 4.2.4: doStep only between steps; parameters before the end of
+    # initialization; inputs also between steps; nothing may set after termination.
+    assert fsm.ALLOWED["do_step"] == {fsm.STEP_COMPLETE}
+    assert fsm.refusal("do_step", fsm.TERMINATED) is not None
+    assert fsm.refusal("set_input", fsm.STEP_COMPLETE) is None
+    assert fsm.refusal("set_parameter", fsm.STEP_COMPLETE) is not None
+    for state in fsm.STATES:
+        assert fsm.refusal("set_input", state) is None or state in (
+            fsm.STEP_FAILED, fsm.TERMINATED, fsm.ERROR)
+    message = fsm.refusal("get", fsm.INSTANTIATED, type_name="Integer")
+    assert message is not None and message.startswith("fmi2GetInteger is not allowed")
+    assert fsm.next_state("terminate", fsm.STEP_COMPLETE) == fsm.TERMINATED
+    assert fsm.next_state("do_step", fsm.STEP_COMPLETE) == fsm.STEP_COMPLETE
+
+
+def test_step_time_tolerance_scales_with_the_step_and_the_time() -> None:
+    from hydrofmu.work_limits import step_refusal
+
+    def refused(t: float, h: float, now: float) -> bool:
+        return step_refusal(t, h, fmu_time=now, max_internal_step=0.01, limit=10**7) is not None
+
+    assert not refused(0.1 + 1e-12, 0.1, 0.1)  # round-off of an accumulated time
+    assert refused(0.1 + 1e-6, 0.1, 0.1)  # a 1e-5 fraction of the step is not round-off
+    # After 1e7 s of 0.1 s steps the time's own spacing (1.9e-9 s) exceeds 1e-9 h:
+    # 8 ulps are accepted, 100 are not.
+    now = 1e7
+    assert not refused(now + 4 * math.ulp(now), 0.1, now)
+    assert refused(now + 100 * math.ulp(now), 0.1, now)
+    assert refused(0.0, 1e5 + 0.01, 0.0)  # 1e7 + 2 internal steps > 1e7
+    assert not refused(0.0, 1e5 - 0.02, 0.0)
