@@ -24,6 +24,13 @@ it:
   ``fmi2SetDebugLogging``).
 - ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes`` are called on the class, not the
   instance, and the size query serializes the state a second time.
+
+Every callback first checks itself against the FMI 2.0 state machine of
+:mod:`hydrofmu.fmi_states` (one table); a ``do_step`` checks its time arguments and its
+work against :mod:`hydrofmu.work_limits`; ``exit_initialization_mode`` checks the parameter
+values with :mod:`hydrofmu.parameter_checks`; ``_set_fmu_state`` checks the blob against
+:mod:`hydrofmu.state_schema` before replacing anything. A refusal is a logged message
+(status error) and, for ``do_step``, ``fmi2Discard``.
 """
 
 from __future__ import annotations
@@ -415,10 +422,12 @@ class HydroSlave(Fmi2Slave):
         """Set inputs, and Real parameters before initialization ends."""
         reals, kinds = self._reals, self._real_kind
         lo, hi = self._in_lo, self._in_hi
+        inputs_refused = fsm.refusal("set_input", self._phase)
         try:
             for vr, value in zip(vrs, values, strict=True):
                 if lo <= vr < hi:
-                    if self._refused("set_input"):
+                    if inputs_refused:
+                        self._error(inputs_refused)
                         continue
                     reals[vr] = value
                     self._inputs_dirty = True
