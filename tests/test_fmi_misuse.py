@@ -243,8 +243,10 @@ inst.close()
 
 
 @pytest.mark.parametrize(("parameters", "expected"), [
-    ('{"max_internal_step": -1.0}', "max_internal_step = -1.0 is below its minimum"),
-    ('{"wave.period": 0.0}', "wave.period = 0.0 is below its minimum"),
+    ('{"max_internal_step": -1.0}', "max_internal_step must be a finite number > 0"),
+    ('{"max_internal_step": 1e-7}', "max_internal_step = 1e-07 is below its minimum 1e-06"),
+    ('{"max_internal_step": 1e-6}', "radiation memory (3e+07 samples of 30 s)"),
+    ('{"wave.period": 0.0}', "wave.period must be a finite number > 0"),
     ('{"wave.period": 0.015}', "wave.period = 0.015 s is shorter than 2 internal steps"),
     ('{"wave.n_components": 10**9}', "wave.n_components = 1000000000 is above its maximum"),
 ])

@@ -413,14 +413,18 @@ def resolve(
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
-    from .parameter_checks import check_parameters
+    from .parameter_checks import check_allocations, check_parameters
     from .parameters import parameter_table
     from .system import Simulator
 
-    # The checks of fmi2ExitInitializationMode, before the simulator allocates anything.
+    # The checks of fmi2ExitInitializationMode: the sizes before the simulator allocates
+    # anything, the simulator's own checks, then the ranges and cross-conditions.
     table = parameter_table(bodies, cfg)
-    check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))
+    values = {p.name: p.start for p in table}
+    check_allocations(table, values, n_bodies=len(bodies),
+                      irf_duration=cfg["radiation"].get("irf_duration") or 30.0)
     sim = Simulator(bodies, cfg)
+    check_parameters(table, values, n_bodies=len(bodies))
     # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
     # that callers print it without building the simulator again.
     cfg["report"] = list(sim.report)

@@ -54,7 +54,7 @@ from pythonfmu.enums import Fmi2Status
 from . import fmi_states as fsm
 from .errors import HydroFMUError
 from .hydrodata.store import load_model
-from .parameter_checks import check_parameters
+from .parameter_checks import check_allocations, check_parameters
 from .parameters import parameter_table
 from .state_schema import STATE_FORMAT, model_identity, sim_problem, state_problem
 from .system import Simulator
@@ -543,8 +543,11 @@ class HydroSlave(Fmi2Slave):
         self._phase = fsm.ERROR  # until the simulator is built
         try:
             parameters = self.parameter_values()
-            check_parameters(self._parameters, parameters, n_bodies=len(self._bodies))
+            irf = self._config.get("radiation", {}).get("irf_duration") or 30.0
+            check_allocations(self._parameters, parameters, n_bodies=len(self._bodies),
+                              irf_duration=irf)  # before anything is allocated
             sim = Simulator.from_payload(self._bodies, self._config, parameters)
+            check_parameters(self._parameters, parameters, n_bodies=len(self._bodies))
             sim.initialize(self._start_time)
             u = self._reals[self._in_lo : self._in_hi]
             bad = [n for n, ok in zip(self._input_names, _finite_mask(u), strict=True) if not ok]
