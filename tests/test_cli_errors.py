@@ -83,7 +83,7 @@ def test_wrong_toml_types_name_the_key(
 
 
 @pytest.mark.parametrize(("wave", "expected"), [
-    ("height = 2.0\nperiod = 0.0005", "wave.period = 0.0005 is below its minimum 0.001"),
+    ("height = 2.0\nperiod = 8.0\ngamma = 50.0", "wave.gamma = 50.0 is above its maximum 20.0"),
     ("height = 2.0\nperiod = 8.0\ntype = 'irregular'\nn_components = 1000000000",
      "wave.n_components = 1000000000 is above its maximum 100000"),
 ])

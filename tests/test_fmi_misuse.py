@@ -244,10 +244,11 @@ inst.close()
 
 @pytest.mark.parametrize(("parameters", "expected"), [
     ('{"max_internal_step": -1.0}', "max_internal_step must be a finite number > 0"),
-    ('{"max_internal_step": 1e-7}', "max_internal_step = 1e-07 is below its minimum 1e-06"),
+    ('{"wave.gamma": 50.0}', "wave.gamma = 50.0 is above its maximum 20.0"),
     ('{"max_internal_step": 1e-6}', "radiation memory (3e+07 samples of 30 s)"),
     ('{"wave.period": 0.0}', "wave.period must be a finite number > 0"),
-    ('{"wave.period": 0.015}', "wave.period = 0.015 s is shorter than 2 internal steps"),
+    ('{"max_internal_step": 1.0, "wave.period": 1.5}',
+     "wave.period = 1.5 s is shorter than 2 internal steps"),
     ('{"wave.n_components": 10**9}', "wave.n_components = 1000000000 is above its maximum"),
 ])
 def test_bad_parameters_are_refused_at_exit_initialization(
@@ -285,7 +286,7 @@ def test_memory_estimate_refuses_before_allocating() -> None:
     assert parameter_problems(table, values, n_bodies=1) == []
     # 100 bodies: 1e5 x 600 DOFs x 64 B = 3.8 GB > 2 GiB
     problems = parameter_problems(table, values, n_bodies=100)
-    assert len(problems) == 1 and "GiB of wave tables" in problems[0]
+    assert any("GiB of wave tables" in p for p in problems), problems
 
 
 STATE_ROW = """
