@@ -1,20 +1,50 @@
-"""Command line: ``hydrofmu build | run | demo | info | bem | sweep``.
+"""Command line: ``hydrofmu build | check | run | demo | info | bem | sweep | mooring``.
 
-Every expected failure prints ``error: <message>`` and exits with status 2; nothing the user
-wrote is overwritten unless ``--force`` is given.
+Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
+an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
+exits with status 2; a warning prints one line ``warning: <message>`` on stderr, once. A
+traceback appears only with ``--debug``; an unexpected exception (a bug) prints one line
+``error: internal error ...`` and exits with status 1. Nothing the user wrote is
+overwritten unless ``--force`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
+import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import HydroFMUError
 
 DEMO_MARKER = ".hydrofmu-demo"
+
+
+#: Exit status of a user error and of an internal error.
+EXIT_USER_ERROR, EXIT_INTERNAL_ERROR = 2, 1
+
+_WARNED: set[str] = set()
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _warn(message: object) -> None:
+    """Print ``warning: <message>`` on stderr, once per message in this process."""
+    text = _one_line(message)
+    if text not in _WARNED:
+        _WARNED.add(text)
+        print(f"warning: {text}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` replacement: one line, no source line."""
+    _warn(message)
 
 
 def _refuse_overwrite(path: Path, force: bool) -> None:
@@ -24,6 +54,27 @@ def _refuse_overwrite(path: Path, force: bool) -> None:
         raise ConfigError(f"{path} exists; choose another path or pass --force", value=str(path))
 
 
+def _check_writable(path: Path, option: str) -> None:
+    """Refuse, before any work, an output path whose folder cannot be created or written."""
+    from .errors import ConfigError
+
+    folder = path.expanduser().absolute().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {option} {path}: the folder {folder} cannot be created "
+            f"({exc.strerror or exc}); choose another {option}",
+            value=str(path),
+        ) from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"cannot write {option} {path}: the folder {folder} is not writable; choose "
+            f"another {option}",
+            value=str(path),
+        )
+
+
 def _print_notes(cfg: dict) -> None:
     """The resolution notes and the model report (IRF lengths, round-trip errors...)."""
     for note in cfg.get("notes", []):
@@ -31,19 +82,29 @@ def _print_notes(cfg: dict) -> None:
     for line in cfg.get("report", []):
         print(f"model: {line}")
     for line in cfg.get("warnings", []):
-        print(f"warning: {line}")
+        _warn(line)
 
 
 def _build(args: argparse.Namespace) -> int:
     from .config import load_config
     from .export import build_fmu
 
-    bodies, cfg = load_config(args.config)
     out = Path(args.output)
     _refuse_overwrite(out, args.force)
+    _check_writable(out, "-o")
+    bodies, cfg = load_config(args.config)
     path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
     _print_notes(cfg)
     print(f"wrote {path}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .config import load_config
+
+    _, cfg = load_config(args.config)
+    _print_notes(cfg)
+    print(f"{args.config}: the configuration is valid")
     return 0
 
 
@@ -67,15 +128,17 @@ def _run(args: argparse.Namespace) -> int:
     from .config import load_config
     from .simulate import plot, summary, write_csv
 
+    out = Path(args.output)
+    _refuse_overwrite(out, args.force)
+    _check_writable(out, "-o")
+    if args.plot:
+        _refuse_overwrite(Path(args.plot), args.force)
+        _check_writable(Path(args.plot), "--plot")
     bodies, cfg = load_config(args.config)
     if args.stop_time is not None:
         cfg["simulation"]["stop_time"] = args.stop_time
     if args.output_interval is not None:
         cfg["simulation"]["output_interval"] = args.output_interval
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    if args.plot:
-        _refuse_overwrite(Path(args.plot), args.force)
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
         _, result = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU")
@@ -207,6 +270,8 @@ def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
     p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
+    p.add_argument("--debug", action="store_true",
+                   help="show the traceback of an error (for bug reports)")
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="export a configuration as an FMI 2.0 co-simulation FMU")
     b.add_argument("config", help="TOML configuration file")
@@ -214,6 +279,9 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
     b.set_defaults(func=_build)
+    c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
+    c.add_argument("config", help="TOML configuration file")
+    c.set_defaults(func=_check)
     r = sub.add_parser("run", help="export to a temporary FMU, simulate it with fmpy, write CSV")
     r.add_argument("config", help="TOML configuration file")
     r.add_argument("-o", "--output", default="results.csv", help="CSV file to write")
@@ -238,13 +306,39 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; returns the exit status."""
+    """Entry point; returns the exit status (0, 2 for a user error, 1 for a bug)."""
     args = make_parser().parse_args(argv)
-    try:
-        return int(args.func(args))
-    except HydroFMUError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    debug = bool(getattr(args, "debug", False))
+    _WARNED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _show_warning
+        try:
+            return int(args.func(args))
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:
+            if debug:
+                traceback.print_exc()
+            return _report(exc, debug)
+
+
+def _report(exc: Exception, debug: bool) -> int:
+    """Print the one-line ``error:`` of an exception and return the exit status."""
+    import tomllib
+
+    if isinstance(exc, HydroFMUError | tomllib.TOMLDecodeError):
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    hint = "" if debug else ", rerun with --debug and report it"
+    print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)[:200]}){hint}",
+          file=sys.stderr)
+    return EXIT_INTERNAL_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -48,6 +48,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "start_time": 0.0,
         "stop_time": 200.0,
         "output_interval": 0.1,
+        "max_internal_steps_per_call": 10_000_000,
     },
     "wave": {
         "type": "regular",
@@ -106,6 +107,25 @@ def _number(value: Any, what: str) -> float:
     return float(value)
 
 
+def _check_type(what: str, value: Any, default: Any) -> None:
+    """A TOML value of the type of its default: a bool or a string is not a number."""
+    if isinstance(default, bool):
+        ok, kind = isinstance(value, bool), "true or false"
+    elif isinstance(default, int):
+        ok, kind = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(default, float) or default is None:
+        ok, kind = isinstance(value, int | float) and not isinstance(value, bool), "a number"
+    elif isinstance(default, str):
+        ok, kind = isinstance(value, str), "a string"
+    else:
+        return
+    if not ok:
+        shown = "true" if value is True else "false" if value is False else repr(value)
+        example = "" if default is None else f"; e.g. {what.split()[-1]} = {default!r}"
+        raise ConfigError(f"{what} = {shown} is not valid: it must be {kind}{example}",
+                          value=value)
+
+
 def builtin_path(name: str) -> Path:
     """Path of an embedded data file, e.g. ``builtin_path("sphere")``."""
     if name not in BUILTIN_BODIES:
@@ -145,9 +165,10 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
         given = data.get(section, {})
         if not isinstance(given, dict):
             raise ConfigError(f"[{section}] must be a table, got {given!r}", value=given)
-        for key in given:
+        for key, value in given.items():
             if key not in defaults:
                 raise _unknown(key, tuple(defaults), f"[{section}]")
+            _check_type(f"[{section}] {key}", value, defaults[key])
         merged = copy.deepcopy(defaults)
         merged.update(given)
         out[section] = merged
@@ -450,9 +471,18 @@ def resolve(
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
+    from .parameter_checks import check_allocations, check_parameters
+    from .parameters import parameter_table
     from .system import Simulator
 
+    # The checks of fmi2ExitInitializationMode: the sizes before the simulator allocates
+    # anything, the simulator's own checks, then the ranges and cross-conditions.
+    table = parameter_table(bodies, cfg)
+    values = {p.name: p.start for p in table}
+    check_allocations(table, values, n_bodies=len(bodies),
+                      irf_duration=cfg["radiation"].get("irf_duration") or 30.0)
     sim = Simulator(bodies, cfg)
+    check_parameters(table, values, n_bodies=len(bodies))
     # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
     # that callers print it without building the simulator again.
     cfg["report"] = list(sim.report)

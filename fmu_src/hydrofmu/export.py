@@ -62,6 +62,10 @@ RUNTIME_MODULES: list[str] = [
     "fmi_state.py",
     "fmi_workarounds.py",
     "fmi_slave.py",
+    "fmi_states.py",
+    "parameter_checks.py",
+    "state_schema.py",
+    "work_limits.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).
@@ -370,6 +374,7 @@ def build_fmu(
         if problem:
             warnings.warn(f"{problem} (importers that unpack the FMU in '{folder}')", stacklevel=2)
     config = _payload_config(config)
+    _check_default_parameters(bodies, config)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
 
     from pythonfmu.builder import FmuBuilder
@@ -411,6 +416,8 @@ def build_fmu(
                 units=metadata["units"],
                 dependencies=metadata["dependencies"],
                 generation_tool=f"hydrofmu {__version__} (pythonfmu builder)",
+                ranges=metadata.get("ranges"),
+                default_experiment=_default_experiment(config),
             ),
         )
         if validate:
@@ -427,6 +434,22 @@ def build_fmu(
         shutil.copyfile(built, partial)
         os.replace(partial, out)
     return out
+
+
+def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any]) -> None:
+    """The checks of fmi2ExitInitializationMode, on the configuration's values."""
+    from .parameter_checks import check_parameters
+    from .parameters import parameter_table
+
+    table = parameter_table(list(bodies), config)
+    check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))
+
+
+def _default_experiment(config: dict[str, Any]) -> dict[str, float]:
+    """``<DefaultExperiment>`` attributes from ``[simulation]``."""
+    sim = config.get("simulation", {})
+    keys = {"startTime": "start_time", "stopTime": "stop_time", "stepSize": "output_interval"}
+    return {attr: float(sim[key]) for attr, key in keys.items() if key in sim}
 
 
 def _inspect_slave(staging: Path, package: str) -> dict[str, Any]:

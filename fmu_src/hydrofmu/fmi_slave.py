@@ -28,6 +28,13 @@ it:
 The workarounds for pythonfmu's binary live in ``fmi_workarounds.py``, the state arrays
 and their serialization in ``fmi_state.py``, the variable descriptions in
 ``fmi_names.py``.
+
+Every callback first checks itself against the FMI 2.0 state machine of
+:mod:`hydrofmu.fmi_states` (one table); a ``do_step`` checks its time arguments and its
+work against :mod:`hydrofmu.work_limits`; ``exit_initialization_mode`` checks the parameter
+values with :mod:`hydrofmu.parameter_checks`; ``_set_fmu_state`` checks the blob against
+:mod:`hydrofmu.state_schema` before replacing anything. A refusal is a logged message
+(status error) and, for ``do_step``, ``fmi2Discard``.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ import numpy as np
 from pythonfmu import Fmi2Causality, Fmi2Initial, Fmi2Slave, Fmi2Variability, Integer, Real, String
 from pythonfmu.enums import Fmi2Status
 
+from . import fmi_states as fsm
 from .errors import HydroFMUError
 from .fmi_names import describe, with_choices
 from .fmi_state import (
@@ -54,8 +62,11 @@ from .fmi_state import (
 )
 from .fmi_workarounds import guard_interpreter_exit
 from .hydrodata.store import load_model
+from .parameter_checks import check_allocations, check_parameters
 from .parameters import parameter_table
+from .state_schema import model_identity, sim_problem, state_problem
 from .system import Simulator
+from .work_limits import step_refusal
 
 #: Name of the payload file inside the FMU's ``resources`` folder.
 MODEL_FILE = "model.npz"
@@ -130,7 +141,8 @@ class HydroSlave(Fmi2Slave):
 
         self._sim: Simulator | None = None
         self._sim_parameters: dict[str, Any] | None = None
-        self._phase = _INSTANTIATED
+        self._phase = fsm.INSTANTIATED  # state of the FMI state machine (fmi_states)
+        self._model_id = model_identity(self.resources, model_path)
         self._start_time = 0.0
         self._time = 0.0
         self._failure = ""  # non-empty once initialization failed: every step refuses
@@ -259,6 +271,8 @@ class HydroSlave(Fmi2Slave):
             "inputs": list(self._input_names),
             "outputs": list(self._output_names),
             "parameters": [p.name for p in self._parameters],
+            "ranges": {p.name: (p.min, p.max) for p in self._parameters
+                       if p.min is not None or p.max is not None},
         }
 
     @property
@@ -281,9 +295,27 @@ class HydroSlave(Fmi2Slave):
         self._error(message)
         return message
 
+    def _refused(self, call: str, type_name: str = "Real") -> bool:
+        """Check ``call`` against the state machine; log and return True if not allowed."""
+        message = fsm.refusal(call, self._phase, type_name=type_name)
+        if message is not None:
+            self._error(message)
+        return message is not None
+
+    def _refused_fixed(self, name: str, type_name: str) -> bool:
+        """A set of the fixed parameter ``name``: refused (logged) after initialization."""
+        message = fsm.refusal("set_parameter", self._phase, type_name=type_name)
+        if message is not None:
+            self._error(
+                f"parameter '{name}' is fixed: it cannot be changed after initialization; "
+                f"the value is ignored ({message})"
+            )
+        return message is not None
+
     # ------------------------------------------------------------------ getters / setters
     def get_real(self, vrs: list[int]) -> list[float]:
         """Values of Real variables; unknown references give NaN and a logged error."""
+        self._refused("get", "Real")
         if self._inputs_dirty and self._sim is not None:
             self._refresh_outputs()
         reals = self._reals
@@ -305,17 +337,18 @@ class HydroSlave(Fmi2Slave):
         """Set inputs, and Real parameters before initialization ends."""
         reals, kinds = self._reals, self._real_kind
         lo, hi = self._in_lo, self._in_hi
+        inputs_refused = fsm.refusal("set_input", self._phase)
         try:
             for vr, value in zip(vrs, values, strict=True):
                 if lo <= vr < hi:
+                    if inputs_refused:
+                        self._error(inputs_refused)
+                        continue
                     reals[vr] = value
                     self._inputs_dirty = True
                 elif 0 <= vr < self._n_real and kinds[vr] == _PARAMETER:
-                    if self._phase == _STEPPING:
-                        self._error(
-                            f"parameter '{self._real_names[vr]}' is fixed: it cannot be "
-                            "changed after initialization; the value is ignored"
-                        )
+                    if self._refused_fixed(self._real_names[vr], "Real"):
+                        continue
                     else:
                         reals[vr] = float(value)
                 elif 0 <= vr < self._n_real:
@@ -327,6 +360,7 @@ class HydroSlave(Fmi2Slave):
 
     def get_integer(self, vrs: list[int]) -> list[int]:
         """Values of Integer parameters; unknown references give 0 and a logged error."""
+        self._refused("get", "Integer")
         ints, base = self._ints, self._int_lo
         out = []
         for vr in vrs:
@@ -344,16 +378,14 @@ class HydroSlave(Fmi2Slave):
             k = vr - self._int_lo
             if not 0 <= k < len(self._ints):
                 self._error(f"no Integer variable has value reference {vr}")
-            elif self._phase == _STEPPING:
-                self._error(
-                    f"parameter '{self._int_names[k]}' is fixed: it cannot be changed "
-                    "after initialization; the value is ignored"
-                )
+            elif self._refused_fixed(self._int_names[k], "Integer"):
+                continue
             else:
                 self._ints[k] = int(value)
 
     def get_string(self, vrs: list[int]) -> list[str]:
         """Values of String parameters; unknown references give "" and a logged error."""
+        self._refused("get", "String")
         strs, base = self._strs, self._str_lo
         out = []
         for vr in vrs:
@@ -371,11 +403,8 @@ class HydroSlave(Fmi2Slave):
             k = vr - self._str_lo
             if not 0 <= k < len(self._strs):
                 self._error(f"no String variable has value reference {vr}")
-            elif self._phase == _STEPPING:
-                self._error(
-                    f"parameter '{self._str_names[k]}' is fixed: it cannot be changed "
-                    "after initialization; the value is ignored"
-                )
+            elif self._refused_fixed(self._str_names[k], "String"):
+                continue
             else:
                 self._strs[k] = str(value)
 
@@ -395,12 +424,16 @@ class HydroSlave(Fmi2Slave):
         self, start_time: float, stop_time: float | None, tolerance: float | None
     ) -> None:
         """Remember the start time."""
+        if self._refused("setup_experiment"):
+            return
         self._start_time = float(start_time)
         self._time = float(start_time)
 
     def enter_initialization_mode(self) -> None:
         """Enter initialization mode: parameters may still be set."""
-        self._phase = _INITIALIZING
+        if self._refused("enter_initialization_mode"):
+            return
+        self._phase = fsm.INITIALIZATION_MODE
 
     def parameter_values(self) -> dict[str, Any]:
         """Current parameter values by name (Real as float, Integer as int, String as str)."""
@@ -420,10 +453,16 @@ class HydroSlave(Fmi2Slave):
         A failure is logged with status ``fmi2Error``; the instance then refuses every step
         (``fmi2Discard``) with the same message.
         """
-        self._phase = _STEPPING
+        if self._refused("exit_initialization_mode"):
+            return
+        self._phase = fsm.ERROR  # until the simulator is built
         try:
             parameters = self.parameter_values()
+            irf = self._config.get("radiation", {}).get("irf_duration") or 30.0
+            check_allocations(self._parameters, parameters, n_bodies=len(self._bodies),
+                              irf_duration=irf)  # before anything is allocated
             sim = Simulator.from_payload(self._bodies, self._config, parameters)
+            check_parameters(self._parameters, parameters, n_bodies=len(self._bodies))
             sim.initialize(self._start_time)
             u = self._reals[self._in_lo : self._in_hi]
             bad = [n for n, ok in zip(self._input_names, _finite_mask(u), strict=True) if not ok]
@@ -444,6 +483,7 @@ class HydroSlave(Fmi2Slave):
             return
         self._sim = sim
         self._sim_parameters = parameters
+        self._phase = fsm.STEP_COMPLETE
         for line in sim.report:  # model choices and their measured truncation errors
             self._error(line, Fmi2Status.ok)
         for line in sim.warnings:
@@ -475,8 +515,14 @@ class HydroSlave(Fmi2Slave):
             self._error(f"cannot step: {self._failure}")
             return False
         sim = self._sim
-        if sim is None or self._phase != _STEPPING:
-            self._error("do_step called before initialization ended")
+        if self._refused("do_step") or sim is None:
+            return False
+        refusal = step_refusal(
+            current_time, step_size, fmu_time=self._time, max_internal_step=sim.dt,
+            limit=int(self._sim_parameters["max_internal_steps_per_call"]),
+        )
+        if refusal:
+            self._error(refusal, Fmi2Status.discard)
             return False
         u = self._reals[self._in_lo : self._in_hi]
         if not all(map(math.isfinite, u)):
@@ -508,6 +554,8 @@ class HydroSlave(Fmi2Slave):
 
     def terminate(self) -> None:
         """Nothing to release: the simulator holds only arrays."""
+        if not self._refused("terminate"):
+            self._phase = fsm.TERMINATED
 
     # ------------------------------------------------------------------ FMU state
     def _get_fmu_state(self) -> dict[str, np.ndarray]:
@@ -515,12 +563,13 @@ class HydroSlave(Fmi2Slave):
         try:
             state = {
                 "fmu.format": np.array(STATE_FORMAT),
+                "fmu.model": np.array(self._model_id, dtype=np.str_),
                 "fmu.reals": np.array(self._reals, dtype=np.float64),
                 "fmu.ints": np.array(self._ints, dtype=np.int64),
                 "fmu.strs": np.array(self._strs, dtype=np.str_),
                 "fmu.time": np.array(self._time, dtype=np.float64),
                 "fmu.start_time": np.array(self._start_time, dtype=np.float64),
-                "fmu.phase": np.array(self._phase),
+                "fmu.phase": np.array(self._phase, dtype=np.str_),
                 "fmu.failure": np.array(self._failure, dtype=np.str_),
                 "fmu.dirty": np.array(self._inputs_dirty),
                 "fmu.has_sim": np.array(self._sim is not None),
@@ -534,45 +583,62 @@ class HydroSlave(Fmi2Slave):
             return invalid_state(message)
 
     def _set_fmu_state(self, state: Mapping[str, np.ndarray]) -> None:
-        """Restore a state from :meth:`_get_fmu_state` (possibly via bytes)."""
+        """Restore a state from :meth:`_get_fmu_state` (possibly via bytes).
+
+        The whole blob is checked against :mod:`hydrofmu.state_schema` first; a refused
+        blob is logged (status error) and leaves the instance exactly as it was.
+        """
+        if self._refused("set_fmu_state"):
+            return
+        sim = self._sim
+        saved = sim.get_state() if sim is not None else None
         try:
-            if "fmu.invalid" in state:
-                self._error(f"cannot restore an invalid FMU state: {state['fmu.invalid']}")
-                return
-            if int(state["fmu.format"]) != STATE_FORMAT:
-                self._error(f"unknown FMU state format {int(state['fmu.format'])}")
+            inputs = np.zeros(len(self._reals), dtype=bool)
+            inputs[self._in_lo : self._in_hi] = True
+            problem = state_problem(
+                state, model=self._model_id, n_reals=len(self._reals), n_ints=len(self._ints),
+                n_strs=len(self._strs), finite_reals=~inputs, states=fsm.STATES,
+            )
+            if problem:
+                self._error(f"fmi2SetFMUstate refused, the instance is unchanged: {problem}")
                 return
             reals = state["fmu.reals"].tolist()
             ints = [int(v) for v in state["fmu.ints"]]
             strs = [str(v) for v in state["fmu.strs"]]
-            if (len(reals), len(ints), len(strs)) != (
-                len(self._reals),
-                len(self._ints),
-                len(self._strs),
-            ):
-                self._error("the FMU state belongs to a different model; it is ignored")
-                return
-            sim = None
             parameters = None
             if bool(state["fmu.has_sim"]):
                 parameters = self._parameters_from(reals, ints, strs)
-                sim = self._sim
                 if sim is None or parameters != self._sim_parameters:
                     sim = Simulator.from_payload(self._bodies, self._config, parameters)
+                    saved = None
+                problem = sim_problem(state, sim.get_state())
+                if problem:
+                    self._error(f"fmi2SetFMUstate refused, the instance is unchanged: {problem}")
+                    self._restore_sim(saved)
+                    return
                 sim.set_state(simulator_state(state))
+            else:
+                sim = None
         except HydroFMUError as exc:
-            self._error(f"the FMU state could not be restored: {exc}")
+            self._restore_sim(saved)
+            self._error(f"the FMU state could not be restored, the instance is unchanged: {exc}")
             return
         except Exception as exc:
+            self._restore_sim(saved)
             self._internal("_set_fmu_state", exc)
             return
         self._reals, self._ints, self._strs = reals, ints, strs
         self._sim, self._sim_parameters = sim, parameters
         self._time = float(state["fmu.time"])
         self._start_time = float(state["fmu.start_time"])
-        self._phase = int(state["fmu.phase"])
+        self._phase = str(state["fmu.phase"])
         self._failure = str(state["fmu.failure"])
         self._inputs_dirty = bool(state["fmu.dirty"])
+
+    def _restore_sim(self, saved: dict[str, np.ndarray] | None) -> None:
+        """Put the current simulator back to ``saved`` (its state before a refused set)."""
+        if saved is not None and self._sim is not None:
+            self._sim.set_state(saved)
 
     @staticmethod
     def _fmu_state_to_bytes(state: Mapping[str, np.ndarray]) -> bytes:

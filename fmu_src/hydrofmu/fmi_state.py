@@ -20,7 +20,7 @@ from .errors import HydroFMUError
 FMU_KEY = "fmu."
 SIM_KEY = "sim."
 #: Version of the layout of the state arrays.
-STATE_FORMAT = 1
+STATE_FORMAT = 2
 
 
 def simulator_arrays(state: Mapping[str, Any]) -> dict[str, np.ndarray]:

@@ -85,6 +85,8 @@ def finalize_model_description(
     units: Mapping[str, str],
     dependencies: Dependencies,
     generation_tool: str | None = None,
+    ranges: Mapping[str, tuple[float | None, float | None]] | None = None,
+    default_experiment: Mapping[str, float] | None = None,
 ) -> bytes:
     """Add units, output dependencies and initial unknowns to a model description.
 
@@ -101,6 +103,12 @@ def finalize_model_description(
         An empty sequence declares no direct dependency.
     generation_tool
         Replaces the ``generationTool`` attribute when given.
+    ranges
+        Variable name -> ``(min, max)`` (``None`` when unbounded), written as the ``min``
+        and ``max`` attributes of its ``<Real>`` or ``<Integer>`` element.
+    default_experiment
+        ``startTime``, ``stopTime``, ``stepSize`` (s) of the ``<DefaultExperiment>``
+        element, which replaces any there is.
 
     Returns
     -------
@@ -146,6 +154,20 @@ def finalize_model_description(
         used.add(unit)
     if missing:
         raise ExportError(f"Real variables without a unit: {missing}", value=missing)
+    for sv in scalars:
+        lo, hi = (ranges or {}).get(sv.get("name"), (None, None))
+        element = sv.find("Real")
+        element = element if element is not None else sv.find("Integer")
+        for key, bound in (("min", lo), ("max", hi)):
+            if bound is not None and element is not None:
+                element.set(key, repr(int(bound)) if element.tag == "Integer" else repr(bound))
+    if default_experiment:
+        for old in root.findall("DefaultExperiment"):
+            root.remove(old)
+        ET.SubElement(
+            root, "DefaultExperiment",
+            {k: repr(float(v)) for k, v in default_experiment.items()},
+        )
 
     for old in root.findall("UnitDefinitions"):
         root.remove(old)
@@ -217,7 +239,10 @@ def rewrite_model_description(fmu_path: str | Path, transform: Callable[[bytes],
                 for info in zin.infolist():
                     data = new_xml if info.filename == "modelDescription.xml" else zin.read(info)
                     member = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-                    member.external_attr = info.external_attr
+                    # Readable by everyone: 0644 files, 0755 folders (pythonfmu: 0600).
+                    mode = 0o40755 if info.is_dir() else 0o100644
+                    member.external_attr = (mode << 16) | (info.external_attr & 0x10)
+                    member.create_system = 3  # Unix, so that the mode is honoured
                     member.compress_type = zipfile.ZIP_DEFLATED
                     zout.writestr(member, data)
         except BaseException:

@@ -26,6 +26,15 @@ ADDED_MASS_METHODS = ("implicit", "split", "lagged")
 SPECTRA = ("jonswap", "pm")
 DISCRETIZATIONS = ("equal_energy", "equal_width")
 
+#: Largest value of an FMI Integer (fmi2Integer is a 32-bit int).
+INT_MAX = 2**31 - 1
+#: Upper bound of wave.n_components (a 1e5-component sea costs ~10 MB per body and
+#: 1e5 cos/sin per internal step: far beyond any converged spectrum discretization).
+MAX_WAVE_COMPONENTS = 100_000
+#: Default of the max_internal_steps_per_call parameter: 1e7 internal steps (~1e3 s of
+#: work for one doStep); a real communication step takes 1 to 1e3.
+MAX_INTERNAL_STEPS_PER_CALL = 10_000_000
+
 
 @dataclass(frozen=True)
 class ParameterSpec:
@@ -51,8 +60,8 @@ class ParameterSpec:
     unit: str | None
     description: str
     choices: tuple[str, ...] | None = None
-    min: float | None = None
-    max: float | None = None
+    min: float | int | None = None
+    max: float | int | None = None
     check: Callable[[str, Any], Any] | None = None
 
     def validate(self, value: Any) -> Any:
@@ -127,22 +136,23 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "Regular: wave height H; irregular: significant wave height Hs",
                       min=0.0, check=_non_negative),
         ParameterSpec("wave.period", "Real", float(w["period"]), "s",
-                      "Regular: wave period T; irregular: peak period Tp", min=0.0,
+                      "Regular: wave period T; irregular: peak period Tp", min=1e-3,
                       check=_positive),
         ParameterSpec("wave.direction", "Real", float(w["direction"]), "rad",
                       "Direction the waves travel to (0 = +x)"),
         ParameterSpec("wave.seed", "Integer", int(w["seed"]), None,
-                      "Seed of the irregular wave's random phases"),
+                      "Seed of the irregular wave's random phases", min=0, max=INT_MAX),
         ParameterSpec("wave.ramp_time", "Real", float(w["ramp_time"]), "s",
                       "Duration of the half-cosine ramp of the excitation", min=0.0,
                       check=_non_negative),
         ParameterSpec("wave.spectrum", "String", w["spectrum"], None,
                       "Irregular wave spectrum: jonswap or pm", SPECTRA),
         ParameterSpec("wave.gamma", "Real", float(w["gamma"]), "1",
-                      "JONSWAP peak enhancement factor", min=1.0,
+                      "JONSWAP peak enhancement factor", min=1.0, max=20.0,
                       check=_gamma),
         ParameterSpec("wave.n_components", "Integer", int(w["n_components"]), None,
                       "Number of regular components of the irregular wave", min=1,
+                      max=MAX_WAVE_COMPONENTS,
                       check=_n_components),
         ParameterSpec("excitation.preview_time", "Real",
                       float(config["excitation"]["preview_time"]), "s",
@@ -164,6 +174,11 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "Largest internal time step; also the radiation history spacing",
                       min=0.0, check=_positive),
     ]
+    p.append(ParameterSpec(
+        "max_internal_steps_per_call", "Integer",
+        int(sim.get("max_internal_steps_per_call", MAX_INTERNAL_STEPS_PER_CALL)), None,
+        "Work limit: a doStep needing more internal steps than this is refused "
+        "(fmi2Discard); raise it for longer communication steps", min=1, max=INT_MAX))
     for b in config["bodies"]:
         for i in range(6):
             u = ("m", "rad")[i // 3]

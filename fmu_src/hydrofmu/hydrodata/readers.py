@@ -12,6 +12,8 @@ read, so importing this module costs nothing at run time.
 
 from __future__ import annotations
 
+import struct
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -47,7 +49,35 @@ class UnsupportedFormatError(HydroDataError, NotImplementedError):
     """A file format that is recognised but not (yet) supported."""
 
 
+#: What a third-party parser (h5py, netCDF4, h5netcdf, xarray, a text parser) raises on a
+#: truncated or corrupt file; :func:`read_hydro` turns them into a HydroDataError.
+CORRUPT_FILE_ERRORS: tuple[type[BaseException], ...] = (
+    OSError, RuntimeError, KeyError, ValueError, TypeError, IndexError, EOFError,
+    OverflowError, UnicodeError, struct.error, zlib.error,
+)
+
+
 def read_hydro(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
+    """Read one body's data; a file no reader can parse gives a :class:`HydroDataError`.
+
+    Same arguments as :func:`_read_hydro`; the errors a parser raises on a truncated or
+    corrupt file (:data:`CORRUPT_FILE_ERRORS`) become one message naming the file.
+    """
+    try:
+        return _read_hydro(path, body, check=check)
+    except HydroDataError:
+        raise
+    except CORRUPT_FILE_ERRORS as exc:
+        p = Path(path)
+        detail = " ".join(str(exc).split()) or "no detail"
+        raise HydroDataError(
+            f"{p}: cannot read this '{p.suffix}' file, it is truncated, corrupt or not a BEM "
+            f"data file ({type(exc).__name__}: {detail[:300]}); regenerate or re-download it",
+            value=str(p),
+        ) from exc
+
+
+def _read_hydro(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
     """Read one body's frequency-domain data, choosing the reader by the file suffix.
 
     Parameters
