@@ -248,7 +248,7 @@ inst.close()
     ('{"max_internal_step": 1e-6}', "radiation memory (3e+07 samples of 30 s)"),
     ('{"wave.period": 0.0}', "wave.period must be a finite number > 0"),
     ('{"max_internal_step": 1.0, "wave.period": 1.5}',
-     "wave.period = 1.5 s is shorter than 2 internal steps"),
+     "wave.period = 1.5 s is shorter than 4 internal steps"),
     ('{"wave.n_components": 10**9}', "wave.n_components = 1000000000 is above its maximum"),
 ])
 def test_bad_parameters_are_refused_at_exit_initialization(

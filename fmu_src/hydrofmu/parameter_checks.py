@@ -18,27 +18,16 @@ from typing import Any
 from .errors import ConfigError
 from .work_limits import MEMORY_LIMIT, memory_estimate
 
-#: Internal steps per wave period below which a wave cannot be represented (Nyquist).
-MIN_STEPS_PER_PERIOD = 2
-
 
 def _range_problem(spec: Any, value: Any) -> str | None:
-    name = spec.name
+    """The entry's own validation (:meth:`ParameterSpec.validate`: type, check, bounds), as
+    a message; strings (choices) are checked where the simulator is built."""
     if spec.kind == "String":
-        # Choices are checked where they are used (the simulator's builders, with a
-        # did-you-mean); checking them costs no memory, so it can wait.
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return f"{name} = {value!r} is not a number"
-    if spec.kind == "Integer" and float(value) != int(value):
-        return f"{name} = {value!r} is not an integer"
-    if not math.isfinite(float(value)):
-        return f"{name} = {value!r} must be finite"
-    lo, hi = spec.min, spec.max
-    if lo is not None and value < lo:
-        return f"{name} = {value!r} is below its minimum {lo!r}"
-    if hi is not None and value > hi:
-        return f"{name} = {value!r} is above its maximum {hi!r}"
+    try:
+        spec.validate(value)
+    except ConfigError as exc:
+        return str(exc)
     return None
 
 
@@ -123,16 +112,8 @@ def parameter_problems(
     problems = [p for p in (_range_problem(s, values[s.name]) for s in table) if p]
     if problems:
         return problems  # the cross-conditions need in-range values
-    wave_type = str(values.get("wave.type", "none")).strip().lower()
-    dt = float(values["max_internal_step"])
-    if wave_type in ("regular", "irregular"):
-        period = float(values["wave.period"])
-        if period < MIN_STEPS_PER_PERIOD * dt:
-            problems.append(
-                f"wave.period = {period!r} s is shorter than {MIN_STEPS_PER_PERIOD} internal "
-                f"steps (max_internal_step = {dt!r} s): the wave cannot be resolved; lower "
-                "max_internal_step or raise the period"
-            )
+    # The cross-conditions between parameters are the table's own
+    # (:data:`hydrofmu.parameters.CROSS_CHECKS`), run where the simulator is built.
     problems += allocation_problems(table, values, n_bodies=n_bodies)
     return problems
 

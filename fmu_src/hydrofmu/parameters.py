@@ -65,9 +65,14 @@ class ParameterSpec:
     check: Callable[[str, Any], Any] | None = None
 
     def validate(self, value: Any) -> Any:
-        """The validated value (see the class docstring)."""
+        """The validated value (see the class docstring): the entry's own check (its
+        message) first, then the FMI bounds ``min``/``max`` for numbers."""
+        numeric = self.kind in ("Real", "Integer")
+        if numeric and isinstance(value, bool | np.bool_):
+            raise ConfigError(f"{self.name} = {value!r} is not a number", value=value)
         if self.check is not None:
-            return self.check(self.name, value)
+            v = self.check(self.name, value)
+            return check_bounds(self.name, v, self.min, self.max) if numeric else v
         if self.choices is not None:
             return check_choice(self.name, value, self.choices)
         if self.kind == "String":
@@ -172,7 +177,7 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "Time integration scheme", tuple(sorted(SCHEMES)), check=_scheme),
         ParameterSpec("max_internal_step", "Real", float(sim["max_internal_step"]), "s",
                       "Largest internal time step; also the radiation history spacing",
-                      min=0.0, check=_positive),
+                      min=1e-6, check=_positive),
     ]
     p.append(ParameterSpec(
         "max_internal_steps_per_call", "Integer",
@@ -228,11 +233,10 @@ def check_finite(name: str, value: Any) -> float:
 
 def check_bounds(name: str, value: float, lo: float | None, hi: float | None) -> float:
     """``value`` if ``lo <= value <= hi`` (``None``: unbounded), else a :class:`ConfigError`."""
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise ConfigError(
-            f"{name} = {value!r} is outside [{'-inf' if lo is None else lo}, "
-            f"{'inf' if hi is None else hi}]", value=value,
-        )
+    if lo is not None and value < lo:
+        raise ConfigError(f"{name} = {value!r} is below its minimum {lo!r}", value=value)
+    if hi is not None and value > hi:
+        raise ConfigError(f"{name} = {value!r} is above its maximum {hi!r}", value=value)
     return value
 
 
