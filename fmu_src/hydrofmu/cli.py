@@ -41,7 +41,14 @@ def _build(args: argparse.Namespace) -> int:
     bodies, cfg = load_config(args.config)
     out = Path(args.output)
     _refuse_overwrite(out, args.force)
-    path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
+    path = build_fmu(
+        bodies,
+        cfg,
+        out,
+        model_name=args.name,
+        overwrite=args.force,
+        link_libpython=args.link_libpython,
+    )
     _print_notes(cfg)
     print(f"wrote {path}")
     return 0
@@ -145,6 +152,12 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--output", required=True, help="path of the .fmu to write")
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
+    b.add_argument(
+        "--link-libpython",
+        action="store_true",
+        help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
+        "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
+    )
     b.set_defaults(func=_build)
     r = sub.add_parser("run", help="export to a temporary FMU, simulate it with fmpy, write CSV")
     r.add_argument("config", help="TOML configuration file")

@@ -32,9 +32,7 @@ import atexit
 import ctypes
 import io
 import math
-import os
 import sys
-import threading
 import traceback
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -46,6 +44,7 @@ from pythonfmu.enums import Fmi2Status
 
 from .errors import HydroFMUError
 from .hydrodata.store import load_model
+from .loader import started_by_binary
 from .parameters import parameter_table
 from .system import Simulator
 
@@ -116,8 +115,8 @@ def guard_interpreter_exit(resources: str | Path, model_identifier: str) -> bool
     bool
         True if the handler is registered (now or before) for this binary.
     """
-    if sys.platform != "linux" or threading.main_thread().native_id != os.getpid():
-        return False
+    if sys.platform != "linux" or started_by_binary():
+        return False  # a C/C++ host: loader.guard_c_host_exit does it there
     library = Path(resources).parent / "binaries" / "linux64" / f"{model_identifier}.so"
     key = str(library)
     if key in _EXIT_GUARDED:
