@@ -366,7 +366,63 @@ def scenario_broken_model(req: dict[str, Any]) -> dict[str, Any]:
     return {"instantiated": True, "error": "", "messages": messages}
 
 
+def scenario_series(req: dict[str, Any]) -> dict[str, Any]:
+    """Set ``start`` values in initialization mode, constant inputs before every step; the
+    outputs after each step and every logged message (as the C host in tests/c_host)."""
+    inst = Instance(req["fmu"])
+    inst.start(req.get("start", {}))
+    rows = _run(inst, req["steps"], req["dt"], req.get("inputs", {}))
+    names = _outputs(inst.md)
+    inst.close()
+    index = [names.index(n) for n in req["outputs"]]
+    return {
+        "outputs": {n: [row[i] for row in rows] for n, i in zip(req["outputs"], index, strict=True)},
+        "messages": inst.messages,
+    }
+
+
+def scenario_cycles(req: dict[str, Any]) -> dict[str, Any]:
+    """Repeated instantiate / step / free in one process: resident memory after each cycle,
+    and the outputs of the first and last cycles."""
+    def rss_kib() -> int:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError("no VmRSS in /proc/self/status")
+
+    rss, first, last = [], None, None
+    output = req["output"]
+    for k in range(req["cycles"]):
+        inst = Instance(req["fmu"], f"cycle{k}", logging_on=False)
+        inst.start()
+        rows = _run(inst, req["steps"], req["dt"], req.get("inputs", {}))
+        names = _outputs(inst.md)
+        inst.close()
+        series = [row[names.index(output)] for row in rows]
+        first = series if first is None else first
+        last = series
+        rss.append(rss_kib())
+    return {"rss_kib": rss, "first": first, "last": last}
+
+
+def scenario_reset(req: dict[str, Any]) -> dict[str, Any]:
+    """Run, fmi2Reset, run again with the same start values and inputs: both series."""
+    inst = Instance(req["fmu"])
+    runs = []
+    for _ in range(2):
+        inst.start(req.get("start", {}))
+        rows = _run(inst, req["steps"], req["dt"], req.get("inputs", {}))
+        runs.append(rows)
+        inst.fmu.reset()
+    inst.close()
+    return {"runs": runs}
+
+
 SCENARIOS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "series": scenario_series,
+    "cycles": scenario_cycles,
+    "reset": scenario_reset,
     "diverge": scenario_diverge,
     "simulate": scenario_simulate,
     "nan_input": scenario_nan_input,

@@ -123,7 +123,14 @@ def link_libpython(fmu: str | Path, libpython: str | Path | None = None) -> list
         for name in binaries:
             path = Path(tmp) / Path(name).name
             path.write_bytes(members[name])
-            command = [patchelf, "--add-needed", lib.name, "--set-rpath", str(lib.parent), str(path)]
+            command = [
+                patchelf,
+                "--add-needed",
+                lib.name,
+                "--set-rpath",
+                str(lib.parent),
+                str(path),
+            ]
             proc = subprocess.run(command, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
                 raise ExportError(

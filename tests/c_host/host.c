@@ -1,11 +1,12 @@
 /* A minimal FMI 2.0 co-simulation master in C, as a non-Python importer would be.
  *
- * usage: host BINARY RESOURCE_URI GUID VR_INPUT VR_OUTPUT INPUT_VALUE DT STEPS
+ * usage: host BINARY RESOURCE_URI GUID VR_INPUT VR_OUTPUT INPUT_VALUE DT STEPS [VR_STR STR]
  *
  * dlopens the FMU's binary, instantiates it with a logger that formats the message with
  * vprintf (the message is a printf format, FMI 2.0 section 2.1.5), sets the Real input
  * VR_INPUT to INPUT_VALUE before every step, steps STEPS times by DT seconds, prints the
- * Real output VR_OUTPUT after each step ("Y <time> <value>", 17 significant digits),
+ * Real output VR_OUTPUT after each step (optionally, the String parameter VR_STR is set to
+ * STR in initialization mode) ("Y <time> <value>", 17 significant digits),
  * terminates, frees the instance and returns 0 from main. Any failed call prints
  * "FAIL <call> <status>" and exits with status 2. Log lines are "LOG <status> <category>:
  * <formatted message>".
@@ -49,8 +50,9 @@ static void *symbol(void *lib, const char *name) {
     } while (0)
 
 int main(int argc, char **argv) {
-    if (argc != 9) {
-        fprintf(stderr, "usage: %s BINARY URI GUID VR_IN VR_OUT VALUE DT STEPS\n", argv[0]);
+    if (argc != 9 && argc != 11) {
+        fprintf(stderr, "usage: %s BINARY URI GUID VR_IN VR_OUT VALUE DT STEPS [VR_STR STR]\n",
+                argv[0]);
         return 64;
     }
     const char *binary = argv[1], *uri = argv[2], *guid = argv[3];
@@ -86,6 +88,12 @@ int main(int argc, char **argv) {
     CHECK("fmi2SetupExperiment", setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
     CHECK("fmi2EnterInitializationMode", enter(c));
     CHECK("fmi2SetReal", set_real(c, &vr_in, 1, &value));
+    if (argc == 11) {
+        fmi2SetStringTYPE *set_string = (fmi2SetStringTYPE *)symbol(lib, "fmi2SetString");
+        fmi2ValueReference vr_str = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
+        fmi2String text = argv[10];
+        CHECK("fmi2SetString", set_string(c, &vr_str, 1, &text));
+    }
     CHECK("fmi2ExitInitializationMode", leave(c));
     fmi2Real t = 0.0, y = 0.0;
     for (long k = 0; k < steps; ++k) {
