@@ -376,7 +376,9 @@ def scenario_series(req: dict[str, Any]) -> dict[str, Any]:
     inst.close()
     index = [names.index(n) for n in req["outputs"]]
     return {
-        "outputs": {n: [row[i] for row in rows] for n, i in zip(req["outputs"], index, strict=True)},
+        "outputs": {
+            n: [row[i] for row in rows] for n, i in zip(req["outputs"], index, strict=True)
+        },
         "messages": inst.messages,
     }
 
@@ -384,6 +386,7 @@ def scenario_series(req: dict[str, Any]) -> dict[str, Any]:
 def scenario_cycles(req: dict[str, Any]) -> dict[str, Any]:
     """Repeated instantiate / step / free in one process: resident memory after each cycle,
     and the outputs of the first and last cycles."""
+
     def rss_kib() -> int:
         with open("/proc/self/status") as f:
             for line in f:

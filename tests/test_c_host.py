@@ -26,12 +26,12 @@ from typing import Any
 import fmpy
 import numpy as np
 import pytest
-from test_fmu import drive
 
 from hydrofmu import export
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
 from hydrofmu.native import needed_libraries, shared_libpython
+from test_fmu import drive
 
 pytestmark = pytest.mark.fmu
 
