@@ -384,8 +384,9 @@ def scenario_series(req: dict[str, Any]) -> dict[str, Any]:
 
 
 def scenario_cycles(req: dict[str, Any]) -> dict[str, Any]:
-    """Repeated instantiate / step / free in one process: resident memory after each cycle,
-    and the outputs of the first and last cycles."""
+    """Repeated instantiate / step / free of one unpacked FMU in one process, as an importer
+    does: resident memory after each cycle, and the outputs of the first and last cycles."""
+    from fmpy import calloc, free
 
     def rss_kib() -> int:
         with open("/proc/self/status") as f:
@@ -394,18 +395,37 @@ def scenario_cycles(req: dict[str, Any]) -> dict[str, Any]:
                     return int(line.split()[1])
         raise RuntimeError("no VmRSS in /proc/self/status")
 
+    md = read_model_description(req["fmu"])
+    unzipdir = extract(req["fmu"])
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    out = [vr[req["output"]]]
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(lambda *args: None)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
     rss, first, last = [], None, None
-    output = req["output"]
+    h = req["dt"]
     for k in range(req["cycles"]):
-        inst = Instance(req["fmu"], f"cycle{k}", logging_on=False)
-        inst.start()
-        rows = _run(inst, req["steps"], req["dt"], req.get("inputs", {}))
-        names = _outputs(inst.md)
-        inst.close()
-        series = [row[names.index(output)] for row in rows]
+        fmu = FMU2Slave(
+            guid=md.guid,
+            unzipDirectory=unzipdir,
+            modelIdentifier=md.coSimulation.modelIdentifier,
+            instanceName=f"cycle{k}",
+        )
+        fmu.instantiate(callbacks=callbacks, loggingOn=False)
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        series = []
+        for i in range(req["steps"]):
+            fmu.doStep(i * h, h)
+            series.append(fmu.getReal(out)[0])
+        fmu.terminate()
+        fmu.freeInstance()
         first = series if first is None else first
         last = series
         rss.append(rss_kib())
+    shutil.rmtree(unzipdir, ignore_errors=True)
     return {"rss_kib": rss, "first": first, "last": last}
 
 

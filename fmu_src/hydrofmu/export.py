@@ -272,10 +272,17 @@ from {package}.fmi_slave import HydroSlave  # noqa: E402
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(globals()))
 
 
-class {model_name}(HydroSlave):
-    """{description}"""
+if {model_name!r} in globals():
+    # A re-execution (the class of the import lives in the module's namespace): reuse it.
+    # pythonfmu never frees the namespace of a re-execution, so a new class each time
+    # would stay in memory for every instantiate/free cycle.
+    {model_name} = globals()[{model_name!r}]
+else:
 
-    description = {description!r}
+    class {model_name}(HydroSlave):
+        """{description}"""
+
+        description = {description!r}
 '''
 
 
