@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_fmu import DT, drive
 
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
+from test_fmu import DT, drive
 
 pytestmark = pytest.mark.fmu
 
