@@ -49,8 +49,12 @@ def _build(args: argparse.Namespace) -> int:
         overwrite=args.force,
         link_libpython=args.link_libpython,
     )
+    from .osp import write_osp_model_description
+
+    osp = write_osp_model_description(path)
     _print_notes(cfg)
     print(f"wrote {path}")
+    print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
 
 
