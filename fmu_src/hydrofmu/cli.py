@@ -147,6 +147,14 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from .doctor import diagnose, format_report
+
+    diagnosis = diagnose(args.fmu, python=args.python)
+    print(format_report(diagnosis))
+    return 0 if diagnosis.ok else 1
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
     p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
@@ -178,6 +186,13 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("file")
     i.add_argument("--body", default=None)
     i.set_defaults(func=_info)
+
+    dr = sub.add_parser("doctor", help="what an importer will find when it loads an FMU")
+    dr.add_argument("fmu", help="the .fmu to inspect")
+    dr.add_argument(
+        "--python", default="python3", help="interpreter a C/C++ host starts (default: PATH's)"
+    )
+    dr.set_defaults(func=_doctor)
     return p
 
 
