@@ -40,16 +40,17 @@ FMPY_HEADERS = Path(fmpy.__file__).parent / "c-code"
 COMPILER = shutil.which("cc") or shutil.which("gcc")
 DT, STEPS, F_PTO = 0.05, 200, 2.0e4  # s, -, N (a heave push well above round-off)
 
-#: The exit abort after a clean fmi2FreeInstance persists, even with the exit guard, while
-#: the FMU's run time imports scipy (heap corruption in scipy's finalization, measured
-#: 11-23); issue 7 item 1 (numpy-only run time, another branch) removes scipy. Strict: once
-#: scipy is gone these tests must pass.
+#: While the FMU's run time imports scipy, the exit after a clean fmi2FreeInstance is a
+#: lottery even with the exit guard (heap corruption in scipy's finalization; measured
+#: 11-23: 1 exit 0 in 6 runs); with a numpy-only run time and the guard, 6 of 6 exit 0.
+#: Issue 7 item 1 (another branch) removes scipy; this marker then goes away by itself and
+#: the assertion holds in full.
 SCIPY_AT_RUN_TIME = "scipy" in export.RUNTIME_DEPENDENCIES
 exit_xfail = pytest.mark.xfail(
     SCIPY_AT_RUN_TIME,
     reason="the run time still imports scipy, whose finalization corrupts the heap in a "
-    "C host (issue 7 item 1 removes it)",
-    strict=True,
+    "C host at exit, intermittently (issue 7 item 1 removes it)",
+    strict=False,
 )
 
 
@@ -148,6 +149,9 @@ def runs(host: Path, fmus: dict[str, Path], tmp_path_factory: pytest.TempPathFac
         "preload": run_host(host, plain, preload=True),
         "linked": run_host(host, linked, preload=False),
         "bare": run_host(host, plain, preload=False),
+        "non-ascii": run_host(
+            host, unpack(fmus["plain"], base / "tëst ü" / "unpacked"), preload=True
+        ),
     }
 
 
@@ -169,7 +173,7 @@ def fmpy_heave(fmus: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
     return np.array(result["outputs"]["body.pose[3]"])
 
 
-@pytest.mark.parametrize("way", ["preload", "linked"])
+@pytest.mark.parametrize("way", ["preload", "linked", "non-ascii"])
 def test_c_host_heave_equals_fmpy(runs: dict, fmpy_heave: np.ndarray, way: str) -> None:
     run = runs[way]
     assert run["freed"], run["output"]
@@ -181,18 +185,22 @@ def test_c_host_heave_equals_fmpy(runs: dict, fmpy_heave: np.ndarray, way: str) 
 
 
 @exit_xfail
-@pytest.mark.parametrize("way", ["preload", "linked"])
+@pytest.mark.parametrize("way", ["preload", "linked", "non-ascii"])
 def test_c_host_exits_zero_after_free(runs: dict, way: str) -> None:
     run = runs[way]
     assert run["freed"], run["output"]
     assert run["returncode"] == 0, run["output"]
 
 
-def test_plain_fmu_without_preload_is_refused_by_dlopen(runs: dict) -> None:
-    """What the user meets without either loader fix: a clean dlopen failure."""
+def test_plain_fmu_without_preload_is_refused_with_a_message(runs: dict) -> None:
+    """What the user meets without either loader fix: pythonfmu's binary cannot be loaded
+    (libpython missing); the URI shim says so through the logger, and the host lives."""
     run = runs["bare"]
-    assert run["returncode"] == 2, run["output"]
-    assert "FAIL dlopen" in run["output"] and "undefined symbol" in run["output"]
+    assert run["returncode"] == 3, run["output"]  # the host's "fmi2Instantiate NULL" exit
+    fatal = [line for line in run["logs"] if line.startswith("LOG 4 ")]
+    assert len(fatal) == 1, run["logs"]
+    assert "undefined symbol: _Py_NoneStruct" in fatal[0]
+    assert "preload libpython" in fatal[0] and "hydrofmu doctor" in fatal[0]
 
 
 def test_linked_binary_needs_libpython(fmus: dict[str, Path], tmp_path: Path) -> None:
@@ -251,3 +259,28 @@ def test_percent_in_log_message_reaches_a_printf_host_intact(
     assert len(raw) == 1
     assert "%%" in raw[0]  # the format string as sent: every '%' escaped
     assert printed == raw[0].replace("%%", "%")
+
+
+def test_fmu_runs_in_fmpy_under_a_non_ascii_path(
+    fmus: dict[str, Path], fmpy_heave: np.ndarray, tmp_path: Path
+) -> None:
+    """pythonfmu's binary alone crashes fmpy in fmi2Instantiate there (it decodes only %20
+    of the resource URI); the URI shim that hydrofmu puts in front of it decodes all."""
+    with zipfile.ZipFile(fmus["plain"]) as z:
+        assert "binaries/linux64/HydroFMU_pythonfmu.so" in z.namelist()  # the shim is in
+    folder = tmp_path / "tëst ü"
+    folder.mkdir()
+    result = drive(
+        "series",
+        {
+            "fmu": str(fmus["plain"]),
+            "start": {"body.F_pto[3]": F_PTO},
+            "inputs": {"body.F_pto[3]": F_PTO},
+            "steps": STEPS,
+            "dt": DT,
+            "outputs": ["body.pose[3]"],
+        },
+        folder,
+    )
+    # The same model as the reference run (unpacked under an ASCII path): same floats.
+    np.testing.assert_allclose(result["outputs"]["body.pose[3]"], fmpy_heave, rtol=0, atol=1e-12)

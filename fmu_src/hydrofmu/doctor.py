@@ -153,8 +153,12 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
                 f"no {platform} binary: the FMU does not load on that platform "
                 "(build it there: pythonfmu ships its binary per platform)",
             )
+    shim = f"binaries/linux64/{d.model_identifier}_pythonfmu.so" in binaries
+    if shim:
+        d.add("ok", "linux64: resource-URI shim around pythonfmu's binary (non-ASCII paths load)")
     if "linux64" in found:
-        match = re.search(rb"libpython3\.\d+\.so[.\d]*", found["linux64"])
+        linux = [b for n, b in binaries.items() if n.startswith("binaries/linux64/")]
+        match = next((m for b in linux if (m := re.search(rb"libpython3\.\d+\.so[.\d]*", b))), None)
         d.linux_binary_links_libpython = match is not None
         if match:
             d.add(
@@ -239,7 +243,13 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
         ("temporary folder", Path(tempfile.gettempdir())),
     ):
         problem = resource_path_problem(folder)
-        if problem:
+        if problem and shim:
+            d.add(
+                "ok",
+                f"{label} '{folder}' has non-ASCII characters (handled by the shim "
+                "on Linux; a problem on other platforms)",
+            )
+        elif problem:
             d.add("problem", f"{label}: {problem}")
         elif " " in str(folder):
             d.add("ok", f"{label} '{folder}' has spaces (handled)")

@@ -317,6 +317,7 @@ def build_fmu(
     overwrite: bool = False,
     validate: bool = True,
     link_libpython: bool = False,
+    uri_shim: bool | None = None,
 ) -> Path:
     """Build an FMI 2.0 co-simulation FMU.
 
@@ -342,6 +343,10 @@ def build_fmu(
         Patch the Linux binary to need this interpreter's shared libpython, so that C/C++
         hosts load the FMU without ``LD_PRELOAD`` (see :mod:`hydrofmu.native` for what it
         ties the FMU to).
+    uri_shim
+        Wrap the Linux binary in a shim that decodes the whole resource URI, so that the
+        FMU loads from a folder with non-ASCII characters (:func:`hydrofmu.native.add_uri_shim`,
+        needs a C compiler). None (default): when a C compiler is found on Linux.
 
     Returns
     -------
@@ -358,8 +363,9 @@ def build_fmu(
     Warns
     -----
     UserWarning
-        When the output folder or the temporary folder has characters that an FMU
-        unpacked there could not handle (see :func:`resource_path_problem`).
+        Without the URI shim: when the output folder or the temporary folder has
+        characters that an FMU unpacked there could not handle
+        (see :func:`resource_path_problem`).
     """
     problem = model_name_problem(model_name)
     if problem:
@@ -375,7 +381,11 @@ def build_fmu(
         raise ExportError(f"the output path '{out}' is a folder", value=str(out))
     if out.exists() and not overwrite:
         raise ExportError(f"'{out}' exists; pass overwrite=True to replace it", value=str(out))
-    for folder in (out.parent, Path(tempfile.gettempdir())):
+    from . import native
+
+    if uri_shim is None:
+        uri_shim = sys.platform == "linux" and native.c_compiler() is not None
+    for folder in (out.parent, Path(tempfile.gettempdir())) if not uri_shim else ():
         problem = resource_path_problem(folder)
         if problem:
             warnings.warn(f"{problem} (importers that unpack the FMU in '{folder}')", stacklevel=2)
@@ -432,10 +442,10 @@ def build_fmu(
                     "the built FMU does not validate:\n  " + "\n  ".join(problems),
                     value=problems,
                 )
+        if uri_shim:
+            native.add_uri_shim(built, model_name)
         if link_libpython:
-            from .native import link_libpython as _link
-
-            _link(built)
+            native.link_libpython(built)
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(f".{out.name}.partial")
         shutil.copyfile(built, partial)

@@ -1,4 +1,11 @@
-"""Build time: make a built FMU's Linux binary load libpython by itself (no ``LD_PRELOAD``).
+"""Build time: patches of a built FMU's Linux binary for non-Python hosts and odd paths.
+
+:func:`add_uri_shim` puts a small C library (``uri_shim.c``, compiled here with the system
+C compiler) in the place of pythonfmu's binary: it decodes the whole resource URI, which
+pythonfmu's binary does not (it decodes only ``%20``, and an FMU unpacked under a folder
+with an accent then crashes the host in ``fmi2Instantiate``), and forwards every call.
+
+:func:`link_libpython` makes the binary load libpython by itself (no ``LD_PRELOAD``).
 
 pythonfmu 0.7.0's binary calls the Python C API but does not list libpython among its
 needed libraries, so a C/C++ host's ``dlopen`` fails (``undefined symbol:
@@ -143,3 +150,97 @@ def link_libpython(fmu: str | Path, libpython: str | Path | None = None) -> list
                 z.writestr(info, members[info.filename])
         partial.replace(fmu)
     return binaries
+
+
+#: The shim's C source (shipped with the package).
+URI_SHIM_SOURCE = Path(__file__).with_name("uri_shim.c")
+
+
+def c_compiler() -> str | None:
+    """The system C compiler (``$CC``, ``cc`` or ``gcc``), or None."""
+    import os
+
+    for name in (os.environ.get("CC"), "cc", "gcc"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def fmi_headers() -> Path:
+    """Folder of the FMI 2.0 C headers (fmpy ships them)."""
+    import fmpy
+
+    folder = Path(fmpy.__file__).parent / "c-code"
+    if not (folder / "fmi2FunctionTypes.h").is_file():
+        raise OptionalDependencyError(
+            f"fmpy's FMI 2.0 headers are missing from {folder}; reinstall fmpy",
+            value=str(folder),
+        )
+    return folder
+
+
+def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
+    """Replace ``binaries/linux64/<id>.so`` of ``fmu`` (in place) by the URI shim.
+
+    The original binary becomes ``binaries/linux64/<id>_pythonfmu.so``; the shim, linked
+    ``-z nodelete`` (it stays loaded when a host unloads the FMU, as pythonfmu's binary
+    does, so exit handlers that point into it stay valid), forwards to it.
+
+    Returns
+    -------
+    str
+        The member name of the original binary.
+
+    Raises
+    ------
+    OptionalDependencyError
+        No C compiler.
+    ExportError
+        No Linux binary, or the compilation failed.
+    """
+    fmu = Path(fmu)
+    compiler = c_compiler()
+    if compiler is None:
+        raise OptionalDependencyError(
+            "the resource-URI shim needs a C compiler (cc or gcc, or set CC)", value="cc"
+        )
+    member = f"{LINUX_BINARIES}{model_identifier}.so"
+    real = f"{LINUX_BINARIES}{model_identifier}_pythonfmu.so"
+    with zipfile.ZipFile(fmu) as z:
+        infos = z.infolist()
+        members = {i.filename: z.read(i) for i in infos}
+    if member not in members:
+        raise ExportError(f"'{fmu}' has no {member} to wrap", value=member)
+    with tempfile.TemporaryDirectory(prefix="hydrofmu_shim_") as tmp:
+        out = Path(tmp) / "shim.so"
+        command = [
+            compiler,
+            "-shared",
+            "-fPIC",
+            "-O2",
+            "-fvisibility=hidden",
+            "-Wl,-z,nodelete",
+            f"-I{fmi_headers()}",
+            f'-DREAL_NAME="{Path(real).name}"',
+            "-o",
+            str(out),
+            str(URI_SHIM_SOURCE),
+            "-ldl",
+        ]
+        proc = subprocess.run(command, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise ExportError(
+                f"compiling the resource-URI shim failed: {proc.stderr.strip()}",
+                value=proc.stderr,
+            )
+        shim = out.read_bytes()
+    partial = fmu.with_name(f".{fmu.name}.shim")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in infos:
+            if info.filename == member:
+                z.writestr(real, members[member])
+                z.writestr(member, shim)
+            else:
+                z.writestr(info, members[info.filename])
+    partial.replace(fmu)
+    return real
