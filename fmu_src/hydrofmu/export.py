@@ -363,9 +363,10 @@ def build_fmu(
     Warns
     -----
     UserWarning
-        Without the URI shim: when the output folder or the temporary folder has
-        characters that an FMU unpacked there could not handle
-        (see :func:`resource_path_problem`).
+        When the output folder or the temporary folder has characters that pythonfmu's
+        binary could not handle in an FMU unpacked there (see
+        :func:`resource_path_problem`); on Linux the URI shim handles them, the Windows
+        binary does not.
     """
     problem = model_name_problem(model_name)
     if problem:
@@ -385,10 +386,13 @@ def build_fmu(
 
     if uri_shim is None:
         uri_shim = sys.platform == "linux" and native.c_compiler() is not None
-    for folder in (out.parent, Path(tempfile.gettempdir())) if not uri_shim else ():
+    for folder in (out.parent, Path(tempfile.gettempdir())):
         problem = resource_path_problem(folder)
         if problem:
-            warnings.warn(f"{problem} (importers that unpack the FMU in '{folder}')", stacklevel=2)
+            where = f"importers that unpack the FMU in '{folder}'"
+            if uri_shim:
+                where += "; on Linux this FMU's URI shim handles it, on Windows it does not"
+            warnings.warn(f"{problem} ({where})", stacklevel=2)
     config = _payload_config(config)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
 
