@@ -385,7 +385,86 @@ def scenario_sweep(req: dict[str, Any]) -> dict[str, Any]:
     return {"runs": results}
 
 
+def scenario_series(req: dict[str, Any]) -> dict[str, Any]:
+    """Set ``start`` values in initialization mode, constant inputs before every step; the
+    outputs after each step and every logged message (as the C host in tests/c_host)."""
+    inst = Instance(req["fmu"])
+    inst.start(req.get("start", {}))
+    rows = _run(inst, req["steps"], req["dt"], req.get("inputs", {}))
+    names = _outputs(inst.md)
+    inst.close()
+    index = [names.index(n) for n in req["outputs"]]
+    return {
+        "outputs": {
+            n: [row[i] for row in rows] for n, i in zip(req["outputs"], index, strict=True)
+        },
+        "messages": inst.messages,
+    }
+
+
+def scenario_cycles(req: dict[str, Any]) -> dict[str, Any]:
+    """Repeated instantiate / step / free of one unpacked FMU in one process, as an importer
+    does: resident memory after each cycle, and the outputs of the first and last cycles."""
+    from fmpy import calloc, free
+
+    def rss_kib() -> int:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        raise RuntimeError("no VmRSS in /proc/self/status")
+
+    md = read_model_description(req["fmu"])
+    unzipdir = extract(req["fmu"])
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    out = [vr[req["output"]]]
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(lambda *args: None)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    rss, first, last = [], None, None
+    h = req["dt"]
+    for k in range(req["cycles"]):
+        fmu = FMU2Slave(
+            guid=md.guid,
+            unzipDirectory=unzipdir,
+            modelIdentifier=md.coSimulation.modelIdentifier,
+            instanceName=f"cycle{k}",
+        )
+        fmu.instantiate(callbacks=callbacks, loggingOn=False)
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        series = []
+        for i in range(req["steps"]):
+            fmu.doStep(i * h, h)
+            series.append(fmu.getReal(out)[0])
+        fmu.terminate()
+        fmu.freeInstance()
+        first = series if first is None else first
+        last = series
+        rss.append(rss_kib())
+    shutil.rmtree(unzipdir, ignore_errors=True)
+    return {"rss_kib": rss, "first": first, "last": last}
+
+
+def scenario_reset(req: dict[str, Any]) -> dict[str, Any]:
+    """Run, fmi2Reset, run again with the same start values and inputs: both series."""
+    inst = Instance(req["fmu"])
+    runs = []
+    for _ in range(2):
+        inst.start(req.get("start", {}))
+        rows = _run(inst, req["steps"], req["dt"], req.get("inputs", {}))
+        runs.append(rows)
+        inst.fmu.reset()
+    inst.close()
+    return {"runs": runs}
+
+
 SCENARIOS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "series": scenario_series,
+    "cycles": scenario_cycles,
+    "reset": scenario_reset,
     "sweep": scenario_sweep,
     "diverge": scenario_diverge,
     "simulate": scenario_simulate,

@@ -93,9 +93,20 @@ def _build(args: argparse.Namespace) -> int:
     _refuse_overwrite(out, args.force)
     _check_writable(out, "-o")
     bodies, cfg = load_config(args.config)
-    path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
+    path = build_fmu(
+        bodies,
+        cfg,
+        out,
+        model_name=args.name,
+        overwrite=args.force,
+        link_libpython=args.link_libpython,
+    )
+    from .osp import write_osp_model_description
+
+    osp = write_osp_model_description(path)
     _print_notes(cfg)
     print(f"wrote {path}")
+    print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
 
 
@@ -265,6 +276,12 @@ def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:
     w.add_argument("--force", action="store_true", help="overwrite outputs and part files")
     w.add_argument("--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=_sweep)
+def _doctor(args: argparse.Namespace) -> int:
+    from .doctor import diagnose, format_report
+
+    diagnosis = diagnose(args.fmu, python=args.python)
+    print(format_report(diagnosis))
+    return 0 if diagnosis.ok else 1
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -278,6 +295,12 @@ def make_parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--output", required=True, help="path of the .fmu to write")
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
+    b.add_argument(
+        "--link-libpython",
+        action="store_true",
+        help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
+        "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
+    )
     b.set_defaults(func=_build)
     c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
     c.add_argument("config", help="TOML configuration file")
@@ -302,6 +325,13 @@ def make_parser() -> argparse.ArgumentParser:
     add_mooring_commands(sub)
     _add_bem_parser(sub)
     _add_sweep_parser(sub)
+
+    dr = sub.add_parser("doctor", help="what an importer will find when it loads an FMU")
+    dr.add_argument("fmu", help="the .fmu to inspect")
+    dr.add_argument(
+        "--python", default="python3", help="interpreter a C/C++ host starts (default: PATH's)"
+    )
+    dr.set_defaults(func=_doctor)
     return p
 
 

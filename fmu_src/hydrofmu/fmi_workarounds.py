@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import os
 import sys
-import threading
 from pathlib import Path
+
+from .loader import started_by_binary
 
 _EXIT_GUARDED: set[str] = set()
 
@@ -42,7 +42,8 @@ def guard_interpreter_exit(resources: str | Path, model_identifier: str) -> bool
     bool
         True if the handler is registered (now or before) for this binary.
     """
-    if sys.platform != "linux" or threading.main_thread().native_id != os.getpid():
+    if sys.platform != "linux" or started_by_binary():
+        # a C/C++ host: loader.guard_c_host_exit registers the guard there
         return False
     library = Path(resources).parent / "binaries" / "linux64" / f"{model_identifier}.so"
     key = str(library)

@@ -1,0 +1,111 @@
+/* A minimal FMI 2.0 co-simulation master in C, as a non-Python importer would be.
+ *
+ * usage: host BINARY RESOURCE_URI GUID VR_INPUT VR_OUTPUT INPUT_VALUE DT STEPS [VR_STR STR]
+ *
+ * dlopens the FMU's binary, instantiates it with a logger that formats the message with
+ * vprintf (the message is a printf format, FMI 2.0 section 2.1.5), sets the Real input
+ * VR_INPUT to INPUT_VALUE before every step, steps STEPS times by DT seconds, prints the
+ * Real output VR_OUTPUT after each step (optionally, the String parameter VR_STR is set to
+ * STR in initialization mode) ("Y <time> <value>", 17 significant digits),
+ * terminates, frees the instance and returns 0 from main. Any failed call prints
+ * "FAIL <call> <status>" and exits with status 2. Log lines are "LOG <status> <category>:
+ * <formatted message>".
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fmi2Functions.h"
+
+static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
+                   fmi2String category, fmi2String message, ...) {
+    va_list args;
+    (void)env;
+    (void)instance;
+    printf("LOG %d %s: ", (int)status, category ? category : "");
+    va_start(args, message);
+    vprintf(message, args);
+    va_end(args);
+    printf("\n");
+    fflush(stdout);
+}
+
+static void *symbol(void *lib, const char *name) {
+    void *f = dlsym(lib, name);
+    if (!f) {
+        printf("FAIL dlsym %s: %s\n", name, dlerror());
+        exit(2);
+    }
+    return f;
+}
+
+#define CHECK(call, status)                                   \
+    do {                                                      \
+        fmi2Status s_ = (status);                             \
+        if (s_ != fmi2OK) {                                   \
+            printf("FAIL %s %d\n", call, (int)s_);            \
+            exit(2);                                          \
+        }                                                     \
+    } while (0)
+
+int main(int argc, char **argv) {
+    if (argc != 9 && argc != 11) {
+        fprintf(stderr, "usage: %s BINARY URI GUID VR_IN VR_OUT VALUE DT STEPS [VR_STR STR]\n",
+                argv[0]);
+        return 64;
+    }
+    const char *binary = argv[1], *uri = argv[2], *guid = argv[3];
+    fmi2ValueReference vr_in = (fmi2ValueReference)strtoul(argv[4], NULL, 10);
+    fmi2ValueReference vr_out = (fmi2ValueReference)strtoul(argv[5], NULL, 10);
+    fmi2Real value = strtod(argv[6], NULL), dt = strtod(argv[7], NULL);
+    long steps = strtol(argv[8], NULL, 10);
+
+    void *lib = dlopen(binary, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        printf("FAIL dlopen %s\n", dlerror());
+        return 2;
+    }
+    fmi2InstantiateTYPE *instantiate = (fmi2InstantiateTYPE *)symbol(lib, "fmi2Instantiate");
+    fmi2SetupExperimentTYPE *setup = (fmi2SetupExperimentTYPE *)symbol(lib, "fmi2SetupExperiment");
+    fmi2EnterInitializationModeTYPE *enter =
+        (fmi2EnterInitializationModeTYPE *)symbol(lib, "fmi2EnterInitializationMode");
+    fmi2ExitInitializationModeTYPE *leave =
+        (fmi2ExitInitializationModeTYPE *)symbol(lib, "fmi2ExitInitializationMode");
+    fmi2SetRealTYPE *set_real = (fmi2SetRealTYPE *)symbol(lib, "fmi2SetReal");
+    fmi2GetRealTYPE *get_real = (fmi2GetRealTYPE *)symbol(lib, "fmi2GetReal");
+    fmi2DoStepTYPE *do_step = (fmi2DoStepTYPE *)symbol(lib, "fmi2DoStep");
+    fmi2TerminateTYPE *terminate = (fmi2TerminateTYPE *)symbol(lib, "fmi2Terminate");
+    fmi2FreeInstanceTYPE *free_instance = (fmi2FreeInstanceTYPE *)symbol(lib, "fmi2FreeInstance");
+
+    fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
+    fmi2Component c = instantiate("c_host", fmi2CoSimulation, guid, uri, &callbacks, fmi2False,
+                                  fmi2True);
+    if (!c) {
+        printf("FAIL fmi2Instantiate NULL\n");
+        return 3;
+    }
+    CHECK("fmi2SetupExperiment", setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+    CHECK("fmi2EnterInitializationMode", enter(c));
+    CHECK("fmi2SetReal", set_real(c, &vr_in, 1, &value));
+    if (argc == 11) {
+        fmi2SetStringTYPE *set_string = (fmi2SetStringTYPE *)symbol(lib, "fmi2SetString");
+        fmi2ValueReference vr_str = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
+        fmi2String text = argv[10];
+        CHECK("fmi2SetString", set_string(c, &vr_str, 1, &text));
+    }
+    CHECK("fmi2ExitInitializationMode", leave(c));
+    fmi2Real t = 0.0, y = 0.0;
+    for (long k = 0; k < steps; ++k) {
+        CHECK("fmi2SetReal", set_real(c, &vr_in, 1, &value));
+        CHECK("fmi2DoStep", do_step(c, t, dt, fmi2True));
+        t += dt; /* as fmpy's loop in tests/fmu_driver.py accumulates it */
+        CHECK("fmi2GetReal", get_real(c, &vr_out, 1, &y));
+        printf("Y %.17g %.17g\n", t, y);
+    }
+    CHECK("fmi2Terminate", terminate(c));
+    free_instance(c);
+    printf("FREED\n");
+    fflush(stdout);
+    return 0;
+}

@@ -1,0 +1,79 @@
+"""``hydrofmu doctor FMU``: the report an importer's user reads."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from hydrofmu import export
+from hydrofmu.cli import main
+from hydrofmu.config import default_config
+from hydrofmu.doctor import diagnose
+from hydrofmu.errors import InputError
+from hydrofmu.export import build_fmu
+from hydrofmu.native import shared_libpython
+
+pytestmark = pytest.mark.fmu
+
+
+@pytest.fixture(scope="module")
+def fmus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("doctor")
+    bodies, config = default_config()
+    with pytest.warns(UserWarning, match="URI shim handles it"):
+        accent = build_fmu(bodies, config, folder / "tëst ü" / "HydroFMU.fmu")
+    with pytest.warns(UserWarning, match="decodes only"):  # flagged at build time too
+        bare = build_fmu(
+            bodies, config, folder / "tëst ü" / "Bare.fmu", model_name="Bare", uri_shim=False
+        )
+    return {
+        "bare": bare,
+        "plain": build_fmu(bodies, config, folder / "plain" / "HydroFMU.fmu"),
+        "linked": build_fmu(
+            bodies, config, folder / "linked" / "HydroFMU.fmu", link_libpython=True
+        ),
+        "accent": accent,
+    }
+
+
+def test_plain_fmu_report_gives_the_preload_line(fmus: dict[str, Path]) -> None:
+    d = diagnose(fmus["plain"], python=sys.executable)
+    assert d.ok, d.findings
+    assert d.linux_binary_links_libpython is False
+    assert d.python["version"] == sys.version.split()[0]
+    assert d.commands[0].startswith(f"LD_PRELOAD={shared_libpython()} ")
+    assert str(Path(sys.executable).parent) in d.commands[0]
+    texts = " | ".join(f.text for f in d.findings)
+    assert "binaries: linux64" in texts and "numpy " in texts
+    assert ("imports scipy" in texts) == ("scipy" in export.RUNTIME_DEPENDENCIES)
+
+
+def test_linked_fmu_needs_no_preload(fmus: dict[str, Path]) -> None:
+    d = diagnose(fmus["linked"], python=sys.executable)
+    assert d.ok
+    assert d.linux_binary_links_libpython is True
+    assert not any("LD_PRELOAD" in c for c in d.commands)
+
+
+def test_non_ascii_folder(fmus: dict[str, Path], capsys) -> None:
+    """A problem for pythonfmu's binary alone; handled when the URI shim is in."""
+    d = diagnose(fmus["bare"], python=sys.executable)
+    assert not d.ok
+    problems = [f.text for f in d.findings if f.level == "problem"]
+    assert len(problems) == 1 and "FMU folder" in problems[0] and "'ëü'" in problems[0]
+    assert main(["doctor", str(fmus["bare"]), "--python", sys.executable]) == 1
+    assert "PROBLEM" in capsys.readouterr().out
+    d = diagnose(fmus["accent"], python=sys.executable)
+    assert d.ok, d.findings
+    assert any("handled by the shim" in f.text for f in d.findings)
+
+
+def test_missing_python_and_bad_file(fmus: dict[str, Path], tmp_path: Path) -> None:
+    d = diagnose(fmus["plain"], python=str(tmp_path / "no-such-python"))
+    assert not d.ok and any("no working" in f.text for f in d.findings)
+    bad = tmp_path / "bad.fmu"
+    bad.write_text("not a zip")
+    with pytest.raises(InputError, match="not a readable FMU"):
+        diagnose(bad)
