@@ -73,7 +73,7 @@ def test_default_body_round_trip_is_reported_and_small() -> None:
     """The embedded sphere's IRF rebuilds A(w) within 2 % (measured 0.9 %, surge/sway:
     the file's A_inf comes from Capytaine's omega = inf solve, which differs by ~1 %
     from what the finite frequencies up to 5 rad/s imply), B(w) within 0.5 %."""
-    from hydrofmu.kernels import irf_roundtrip_error
+    from hydrofmu.irf_checks import irf_roundtrip_error
 
     bodies, _cfg = default_config()
     r = irf_roundtrip_error(bodies[0], np.arange(3001) * 0.01)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from hydrofmu import kernels
+from hydrofmu import irf_checks, irf_duration, kernels
 from hydrofmu.errors import ConfigError, HydroDataError
 from hydrofmu.hydrodata.model import HydroData
 from paths import BEMIO_SPHERE
@@ -160,10 +160,10 @@ def test_default_irf_time_decay_and_cap(
     (the 1/t Gibbs tail of the cut at 12 rad/s), so the choice is capped and says so.
     """
     hd, _ = sphere
-    ch = kernels.default_irf_time(hd, 0.01)
+    ch = irf_duration.default_irf_time(hd, 0.01)
     assert not ch.capped
     assert 5.0 < ch.duration < 30.0
-    assert ch.tail <= ch.threshold == kernels.DEFAULT_DECAY_THRESHOLD
+    assert ch.tail <= ch.threshold == irf_duration.DEFAULT_DECAY_THRESHOLD
     np.testing.assert_allclose(np.diff(ch.t), 0.01, rtol=0, atol=1e-12)
     assert ch.t[0] == 0.0 and abs(ch.t[-1] - ch.duration) < 1e-9
     # the kernel really is below the threshold after the duration (fine check)
@@ -172,11 +172,11 @@ def test_default_irf_time_decay_and_cap(
     k_max = np.abs(kernels.radiation_irf(hd, [0.0])[0, HEAVE, HEAVE])
     assert np.abs(k[:, HEAVE, HEAVE]).max() < 1.05 * ch.threshold * k_max
 
-    capped = kernels.default_irf_time(hd, 0.05, threshold=1e-6)
+    capped = irf_duration.default_irf_time(hd, 0.05, threshold=1e-6)
     assert capped.capped and capped.duration == pytest.approx(60.0)
     assert "NOT decayed" in capped.describe()
 
-    imposed = kernels.default_irf_time(hd, 0.1, duration=5.0)
+    imposed = irf_duration.default_irf_time(hd, 0.1, duration=5.0)
     assert imposed.duration == pytest.approx(5.0) and imposed.capped
     assert imposed.tail > 1e-2  # K is still ~7 % of its maximum after 5 s
 
@@ -193,7 +193,7 @@ def test_ogilvie_roundtrip(sphere: tuple[HydroData, dict[str, np.ndarray]]) -> N
     """
     hd, _ = sphere
     t = np.arange(0.0, 60.0 + 1e-9, 0.02)
-    rep = kernels.irf_roundtrip_error(hd, t)
+    rep = irf_checks.irf_roundtrip_error(hd, t)
     assert rep["band"] == pytest.approx((hd.omega[0], 0.8 * hd.omega[-1]), rel=1e-3)
     assert np.isnan(rep["added_mass"][YAW])
     for i in (SURGE, HEAVE, PITCH):
@@ -203,7 +203,7 @@ def test_ogilvie_roundtrip(sphere: tuple[HydroData, dict[str, np.ndarray]]) -> N
     # the same check must fail with a wrong A_inf (1 % too large in heave)
     bad = hd.added_mass_inf.copy()
     bad[HEAVE, HEAVE] *= 1.01
-    a_bad = kernels.added_mass_from_irf(kernels.radiation_irf(hd, t), t, bad, hd.omega)
+    a_bad = irf_checks.added_mass_from_irf(kernels.radiation_irf(hd, t), t, bad, hd.omega)
     err = np.abs(a_bad[:, HEAVE, HEAVE] - hd.added_mass[:, HEAVE, HEAVE]).max()
     assert err / np.abs(hd.added_mass[:, HEAVE, HEAVE]).max() > 5e-3
 
@@ -217,10 +217,10 @@ def test_damping_roundtrip(sphere: tuple[HydroData, dict[str, np.ndarray]]) -> N
     """
     hd, _ = sphere
     t = np.arange(0.0, 60.0 + 1e-9, 0.02)
-    rep = kernels.irf_roundtrip_error(hd, t)
+    rep = irf_checks.irf_roundtrip_error(hd, t)
     for i in (SURGE, HEAVE, PITCH):
         assert rep["damping"][i] < 3e-3, (i, rep["damping"])
-    b = kernels.damping_from_irf(kernels.radiation_irf(hd, t), t, hd.omega[:3])
+    b = irf_checks.damping_from_irf(kernels.radiation_irf(hd, t), t, hd.omega[:3])
     assert b.shape == (3, 6, 6)
 
 
@@ -231,11 +231,11 @@ def test_roundtrip_rejects_bad_arguments(
     t = np.arange(0.0, 10.0, 0.1)
     k = kernels.radiation_irf(hd, t)
     with pytest.raises(ConfigError, match="start at t = 0"):
-        kernels.added_mass_from_irf(k[1:], t[1:], hd.added_mass_inf, hd.omega)
+        irf_checks.added_mass_from_irf(k[1:], t[1:], hd.added_mass_inf, hd.omega)
     with pytest.raises(ConfigError, match="> 0 rad/s"):
-        kernels.damping_from_irf(k, t, [0.0, 1.0])
+        irf_checks.damping_from_irf(k, t, [0.0, 1.0])
     with pytest.raises(ConfigError, match="band"):
-        kernels.irf_roundtrip_error(hd, t, band=(20.0, 30.0))
+        irf_checks.irf_roundtrip_error(hd, t, band=(20.0, 30.0))
     with pytest.raises(ConfigError, match=r"taper=1\.5"):
         kernels.radiation_irf(hd, t, taper=1.5)
     with pytest.raises(ConfigError, match=r"omega_max=0\.01"):
@@ -316,7 +316,7 @@ def test_excitation_irf_unknown_direction(
 def test_default_excitation_irf_time(sphere: tuple[HydroData, dict[str, np.ndarray]]) -> None:
     """Symmetric grid; measured half-length 43.25 s at 1e-3 (dt 0.05 s)."""
     hd, _ = sphere
-    ch = kernels.default_excitation_irf_time(hd, 0.05)
+    ch = irf_duration.default_excitation_irf_time(hd, 0.05)
     assert ch.kind == "excitation" and not ch.capped
     assert 10.0 < ch.duration < 60.0
     np.testing.assert_allclose(ch.t, -ch.t[::-1], atol=1e-12)
@@ -335,10 +335,10 @@ def test_cutoff_fraction_symmetric_kernel() -> None:
     """
     t = np.linspace(-10.0, 10.0, 2001)
     k = np.exp(-(t**2))[:, None] * np.array([1.0, -2.0])
-    np.testing.assert_allclose(kernels.cutoff_fraction(k, t, 0.0), 0.5, atol=1e-12)
-    np.testing.assert_array_equal(kernels.cutoff_fraction(k, t, 11.0), 0.0)
+    np.testing.assert_allclose(irf_checks.cutoff_fraction(k, t, 0.0), 0.5, atol=1e-12)
+    np.testing.assert_array_equal(irf_checks.cutoff_fraction(k, t, 11.0), 0.0)
     # one-sided: erfc-like tail, int_{-inf}^{-1} / int = erfc(1) / 2 = 0.0786 (grid: 1e-4)
-    np.testing.assert_allclose(kernels.cutoff_fraction(k, t, 1.0), 0.0786496, atol=1e-4)
+    np.testing.assert_allclose(irf_checks.cutoff_fraction(k, t, 1.0), 0.0786496, atol=1e-4)
 
 
 def test_cutoff_fraction_sphere(sphere: tuple[HydroData, dict[str, np.ndarray]]) -> None:
@@ -351,11 +351,11 @@ def test_cutoff_fraction_sphere(sphere: tuple[HydroData, dict[str, np.ndarray]])
     t = np.arange(-40.0, 40.0 + 1e-9, 0.05)
     kx = kernels.excitation_irf(hd, t, 0.0)
     previews = np.linspace(0.0, 40.0, 81)
-    fr = np.array([kernels.cutoff_fraction(kx, t, p) for p in previews])
+    fr = np.array([irf_checks.cutoff_fraction(kx, t, p) for p in previews])
     for i in (SURGE, HEAVE, PITCH):
         assert 0.4 < fr[0, i] < 0.7
         assert np.all(np.diff(fr[:, i]) <= 1e-15)
     assert np.all(fr[previews >= 10.0][:, (SURGE, HEAVE, PITCH)] < 0.02)
     assert np.all(fr[:, 1] == 0.0)
     with pytest.raises(ConfigError, match="preview_time=-1"):
-        kernels.cutoff_fraction(kx, t, -1.0)
+        irf_checks.cutoff_fraction(kx, t, -1.0)

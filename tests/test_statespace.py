@@ -15,12 +15,9 @@ from hydrofmu.errors import HydroDataError
 from hydrofmu.forces.radiation_ss import StateSpaceRadiation
 from hydrofmu.hydrodata.model import HydroData
 from hydrofmu.hydrodata.readers import read_hydro
-from hydrofmu.kernels import (
-    ROUNDTRIP_BAND_FRACTION,
-    default_irf_time,
-    irf_roundtrip_error,
-    radiation_irf,
-)
+from hydrofmu.irf_checks import ROUNDTRIP_BAND_FRACTION, irf_roundtrip_error
+from hydrofmu.irf_duration import default_irf_time
+from hydrofmu.kernels import radiation_irf
 from hydrofmu.statespace import (
     DEFAULT_TOLERANCE,
     RadiationRealisation,

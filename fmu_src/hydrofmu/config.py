@@ -414,7 +414,7 @@ def _configured_added_mass(b: dict[str, Any], hd: HydroData, notes: list[str]
 
 def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
     """Report how well the radiation IRF used at run time reproduces the data."""
-    from .kernels import irf_roundtrip_error
+    from .irf_checks import irf_roundtrip_error
 
     dt = float(cfg["simulation"]["max_internal_step"])
     duration = float(cfg["radiation"]["irf_duration"])

@@ -49,6 +49,8 @@ RUNTIME_MODULES: list[str] = [
     "hydrodata/multibody.py",
     "hydrodata/store.py",
     "kernels.py",
+    "irf_duration.py",
+    "irf_checks.py",
     "waves.py",
     "bodies.py",
     "forces/*.py",

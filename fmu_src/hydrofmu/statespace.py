@@ -99,7 +99,9 @@ from numpy.typing import ArrayLike
 from .errors import ConfigError, HydroDataError, as_finite
 from .forces.radiation import active_pairs
 from .hydrodata.model import HydroData
-from .kernels import ROUNDTRIP_BAND_FRACTION, default_irf_time, radiation_irf
+from .irf_checks import ROUNDTRIP_BAND_FRACTION
+from .irf_duration import default_irf_time
+from .kernels import radiation_irf
 from .statespace_fit import EntryFit, coupled_groups, entry_name, fit_entry, fit_group
 from .statespace_model import (
     PASSIVITY_REPAIR_LIMIT,
@@ -325,7 +327,7 @@ def realise_radiation(
         As in :func:`realise_kernel`.
     duration
         Length of the kernel fitted, s; default: where it decays below 1e-3 of its
-        maximum (:func:`hydrofmu.kernels.default_irf_time`, capped at 60 s).
+        maximum (:func:`hydrofmu.irf_duration.default_irf_time`, capped at 60 s).
     delta
         Sample spacing of the fitted kernel, s; default ``pi / (4 omega_max)`` (four
         samples per half period of the fastest oscillation in K).

@@ -15,7 +15,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..hydrodata.model import DOF_NAMES, HydroData
-from ..kernels import cutoff_fraction, excitation_irf
+from ..irf_checks import cutoff_fraction
+from ..kernels import excitation_irf
 from ..parameters import check_positive, irf_options
 from ..parts import Context, ModelInfo, Part, Port
 from ..waves import IrregularWave, RegularWave
