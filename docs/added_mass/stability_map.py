@@ -92,7 +92,7 @@ def run_case(method: str, ratio: float, step: float, *, stop: float = STOP
         names = Simulator.output_names(sim.bodies, sim.config)
         iz = names.index("body.pose[3]")
         u = np.zeros(len(Simulator.input_names(sim.bodies, sim.config)))
-        u[2] = -sim.hydrostatics.offset[2]           # balance the net buoyancy
+        u[2] = -sim.part("hydrostatics").offset[2]          # balance the net buoyancy
         sim.set_input_vector(u)
         n = round(stop / COMM_STEP)
         z = np.empty(n + 1)

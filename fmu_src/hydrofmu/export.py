@@ -444,6 +444,11 @@ def build_fmu(
                 canSerializeFMUstate=True,
             )
             metadata = _inspect_slave(staging, package)
+        # The binary patches first: the rewrite below also makes every member readable.
+        if uri_shim:
+            native.add_uri_shim(built, model_name)
+        if link_libpython:
+            native.link_libpython(built)
         rewrite_model_description(
             built,
             lambda xml: finalize_model_description(
@@ -464,10 +469,6 @@ def build_fmu(
                     "the built FMU does not validate:\n  " + "\n  ".join(problems),
                     value=problems,
                 )
-        if uri_shim:
-            native.add_uri_shim(built, model_name)
-        if link_libpython:
-            native.link_libpython(built)
         out.parent.mkdir(parents=True, exist_ok=True)
         partial = out.with_name(f".{out.name}.partial")
         shutil.copyfile(built, partial)

@@ -23,6 +23,8 @@ from .fmi_state import STATE_FORMAT
 
 FMU_PREFIX = "fmu."
 SIM_PREFIX = "sim."
+#: Simulator entries whose first dimension grows with the run (the time scheme's memory).
+GROWING_PREFIX = "scheme."
 
 _GUID = re.compile(rb'\bguid="([^"]*)"')
 
@@ -174,7 +176,14 @@ def sim_problem(
     for key, ref in template.items():
         ref = np.asarray(ref)
         kind = "f" if ref.dtype.kind == "f" else "i" if ref.dtype.kind in "iu" else ref.dtype.kind
-        problem = _entry_problem(SIM_PREFIX + key, given[key], kind, ref.shape)
+        value = given[key]
+        if key.startswith(GROWING_PREFIX) and isinstance(value, np.ndarray) and ref.ndim:
+            # A time scheme's history (Adams-Bashforth: the past derivatives and their
+            # times) grows from empty (shape (0, 0)) to (depth, n): only its rank is fixed.
+            shape = value.shape if value.ndim == ref.ndim else ref.shape
+        else:
+            shape = ref.shape
+        problem = _entry_problem(SIM_PREFIX + key, value, kind, shape)
         if problem:
             return f"the FMU state's {problem}"
         value = given[key]
