@@ -111,7 +111,9 @@ def add_realisation(bodies: list[HydroData], config: dict[str, Any], *,
     check_settings(config)
     try:
         rad["state_space"] = realisation_payload(list(bodies), config, names)
-    except HydroDataError as exc:
+    except (HydroDataError, np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
+        # not only the fit's own refusals: a numerical failure of an unusual data set
+        # must not fail the export of a model that does not use the state space
         if required:
             raise
         tol, order = _settings(config)
