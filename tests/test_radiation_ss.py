@@ -224,3 +224,24 @@ def test_fmu_stores_the_realisation_and_switches_method_at_run_time(tmp_path: Pa
     assert np.max(np.abs(heave_fmu - heave["convolution"])) < 1e-9 * scale
     # and the switch took effect: the state-space run differs beyond round-off
     assert np.max(np.abs(heave_fmu - heave["state_space"])) > 1e-6 * scale
+
+
+def test_failed_realisation_is_stored_for_other_methods_and_reported_when_chosen() -> None:
+    """A kernel that cannot reach the tolerance (1e-6 with one state per entry) fails the
+    state space only: the export of a convolution model stores the message, and choosing
+    state_space later reports it."""
+    from hydrofmu.errors import HydroDataError
+    from hydrofmu.statespace_payload import add_realisation
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bodies, cfg = resolve({"bodies": [bemio_sphere_body()],
+                               "radiation": {"ss_tolerance": 1e-6, "ss_max_order": 1}},
+                              Path.cwd())
+    with pytest.raises(HydroDataError, match=r"body 'body': radiation\.method = state_space"):
+        add_realisation(bodies, dict(cfg, radiation=dict(cfg["radiation"])))
+    add_realisation(bodies, cfg, required=False)
+    assert cfg["radiation"]["state_space"]["error"]
+    Simulator(bodies, cfg)  # the configured convolution is unaffected
+    with pytest.raises(ConfigError, match="its realisation failed at build time"):
+        Simulator(bodies, cfg, {"radiation.method": "state_space"})
