@@ -9,8 +9,10 @@ convolution radiation, rk4) and a trivial pythonfmu FMU with the same numbers of
 Integer and String parameters, inputs and outputs, written the usual pythonfmu way (one
 attribute per variable) and whose ``do_step`` does nothing. Both are driven with fmpy's
 ``FMU2Slave`` in this process; one step is: set every input, ``doStep``, get every output.
-The best of ``--repeat`` runs of ``--steps`` steps is reported, in microseconds per step,
-with the ratio. For context the script also times ``Simulator.step`` alone (no FMI), so
+The hydrofmu FMU runs with each radiation method (``radiation.method`` = convolution,
+constant, state_space; one FMU, the realisation stored at export). The best of
+``--repeat`` runs of ``--steps`` steps is reported, in microseconds per step, with the
+ratio to the empty FMU. For context the script also times ``Simulator.step`` alone (no FMI), so
 that the FMI share of the hydrofmu step can be read off.
 """
 
@@ -32,6 +34,7 @@ from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
 from hydrofmu.fmi_slave import guard_interpreter_exit
 from hydrofmu.parameters import parameter_table
+from hydrofmu.statespace_payload import add_realisation
 from hydrofmu.system import Simulator
 
 _TRIVIAL = '''"""Empty pythonfmu FMU with the interface sizes of a hydrofmu FMU (benchmark)."""
@@ -169,37 +172,43 @@ def main(argv: list[str] | None = None) -> int:
         "n_in": len(Simulator.input_names(bodies, config)),
         "n_out": len(Simulator.output_names(bodies, config)),
     }
-    sim = Simulator.from_payload(bodies, config, {})
-    sim.initialize(0.0)
     u = np.zeros(counts["n_in"])
-    clock = {"t": 0.0}
+    methods = ("convolution", "constant", "state_space")
+    # The realisation the FMU stores (build_fmu makes it too), so that the Simulator rows
+    # run the same model.
+    add_realisation(bodies, config)
 
-    def pure(steps: int) -> float:
-        start = time.perf_counter()
-        for k in range(steps):
-            u[0] = 1.0e3 * (k % 7)
-            sim.set_input_vector(u)
-            sim.step(clock["t"], h)
-            sim.output_vector()
-            clock["t"] += h
-        return time.perf_counter() - start
+    def pure_run(method: str) -> Callable[[int], float]:
+        sim = Simulator.from_payload(bodies, config, {"radiation.method": method})
+        sim.initialize(0.0)
+        clock = {"t": 0.0}
+
+        def pure(steps: int) -> float:
+            start = time.perf_counter()
+            for k in range(steps):
+                u[0] = 1.0e3 * (k % 7)
+                sim.set_input_vector(u)
+                sim.step(clock["t"], h)
+                sim.output_vector()
+                clock["t"] += h
+            return time.perf_counter() - start
+
+        return pure
 
     with tempfile.TemporaryDirectory(prefix="hydrofmu_bench_") as tmp:
         folder = Path(tmp)
-        hydro = Driver(build_fmu(bodies, config, folder / "HydroFMU.fmu"), "hydro")
+        fmu = build_fmu(bodies, config, folder / "HydroFMU.fmu")
+        drivers = {m: Driver(fmu, m, {"radiation.method": m}) for m in methods}
         trivial = Driver(build_trivial(folder, counts), "trivial")
-        best = best_per_step(
-            {
-                "hydro": lambda n: hydro.run(n, h),
-                "trivial": lambda n: trivial.run(n, h),
-                "pure": pure,
-            },
-            args.steps,
-            args.repeat,
-        )
-        hydro.close()
+        runs: dict[str, Callable[[int], float]] = {"trivial": lambda n: trivial.run(n, h)}
+        for m in methods:
+            runs[f"fmu {m}"] = lambda n, d=drivers[m]: d.run(n, h)
+            runs[f"sim {m}"] = pure_run(m)
+        best = best_per_step(runs, args.steps, args.repeat)
+        for d in drivers.values():
+            d.close()
         trivial.close()
-    t_hydro, t_trivial, t_pure = best["hydro"], best["trivial"], best["pure"]
+    t_trivial = best["trivial"]
 
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
     print(
@@ -209,12 +218,22 @@ def main(argv: list[str] | None = None) -> int:
         f"{config['simulation']['max_internal_step']:g} s ({config['simulation']['time_scheme']})"
     )
     print(
-        f"empty pythonfmu FMU        : {t_trivial:9.1f} us/step (set inputs + doStep + get outputs)"
+        f"empty pythonfmu FMU          : {t_trivial:9.1f} us/step (set inputs + doStep + get "
+        "outputs)"
     )
-    print(f"hydrofmu FMU               : {t_hydro:9.1f} us/step")
-    print(f"ratio hydrofmu / empty     : {t_hydro / t_trivial:9.1f}")
-    print(f"Simulator alone (no FMI)   : {t_pure:9.1f} us/step")
-    print(f"difference FMU - Simulator : {t_hydro - t_pure:9.1f} us/step (FMI cost; noisy)")
+    for m in methods:
+        t_fmu, t_sim = best[f"fmu {m}"], best[f"sim {m}"]
+        print(f"hydrofmu FMU, {m:<12}   : {t_fmu:9.1f} us/step, {t_fmu / t_trivial:6.1f} x empty; "
+              f"Simulator alone {t_sim:9.1f} us/step")
+    physics = {m: best[f"sim {m}"] for m in methods}
+    print(f"Simulator.step, convolution / state_space: "
+          f"{physics['convolution'] / physics['state_space']:.2f} x")
+    # The rest of the model (hydrostatics, excitation, scheme) is the constant method's
+    # cost: what is left is the radiation's own.
+    own = {m: physics[m] - physics["constant"] for m in ("convolution", "state_space")}
+    print(f"radiation's own cost (Simulator minus constant): convolution "
+          f"{own['convolution']:.1f}, state_space {own['state_space']:.1f} us/step, "
+          f"ratio {own['convolution'] / own['state_space']:.2f} x")
     return 0
 
 

@@ -67,8 +67,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # zero at the cut (limits the ringing of a sharp cut).
     "excitation": {"preview_time": 0.0, "irf_duration": 30.0, "omega_max": None,
                    "taper": 0.0},
+    # ss_tolerance, ss_max_order: the state-space realisation's relative L2 IRF error per
+    # entry and largest order per entry (build time: hydrofmu.statespace_payload).
     "radiation": {"method": "convolution", "irf_duration": 30.0, "omega_max": None,
-                  "taper": 0.0},
+                  "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10},
     "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
 }
 BODY_KEYS = (
@@ -468,6 +470,11 @@ def resolve(
         )
     if methods:
         cfg["radiation"]["method"] = methods.pop()
+    from .statespace_payload import add_realisation, check_settings
+
+    check_settings(cfg)
+    if cfg["radiation"]["method"] == "state_space":
+        add_realisation(bodies, cfg)
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.

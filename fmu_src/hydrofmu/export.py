@@ -409,6 +409,12 @@ def build_fmu(
                 where += "; on Linux this FMU's URI shim handles it, on Windows it does not"
             warnings.warn(f"{problem} ({where})", stacklevel=2)
     config = _payload_config(config)
+    # The state-space radiation realisation, so that radiation.method = state_space can be
+    # chosen at run time (the FMU cannot make it: build-time module).
+    from .statespace_payload import add_realisation
+
+    add_realisation(list(bodies), config,
+                    required=config.get("radiation", {}).get("method") == "state_space")
     _check_default_parameters(bodies, config)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
 

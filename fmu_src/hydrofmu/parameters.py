@@ -21,7 +21,7 @@ from .hydrodata.model import HydroData
 from .timeschemes import SCHEMES, make_scheme
 
 WAVE_TYPES = ("none", "regular", "irregular", "input")
-RADIATION_METHODS = ("convolution", "constant")
+RADIATION_METHODS = ("convolution", "constant", "state_space")
 ADDED_MASS_METHODS = ("implicit", "split", "lagged")
 SPECTRA = ("jonswap", "pm")
 DISCRETIZATIONS = ("equal_energy", "equal_width")
@@ -164,7 +164,8 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "wave.type = input: the elevation input is this far ahead of time",
                       min=0.0, check=_non_negative),
         ParameterSpec("radiation.method", "String", rad["method"], None,
-                      "convolution (IRF memory) or constant (A, B at the wave frequency)",
+                      "convolution (IRF memory), constant (A, B at the wave frequency) or "
+                      "state_space (realisation made at export)",
                       RADIATION_METHODS),
         ParameterSpec("added_mass.method", "String", am["method"], None,
                       "Added-mass treatment: implicit (left side; the default), split "

@@ -291,7 +291,8 @@ def fit_group(
         h1.append(k[idx + 1])
     u, sv, vt = np.linalg.svd(np.vstack(h0), full_matrices=False)
     svd = (u, sv, vt, np.vstack(h1))
-    orders = [order] if order is not None else range(2, max_order + 1)
+    # from 2 states (one complex pair: the oscillating kernel), or 1 if that is the limit
+    orders = [order] if order is not None else range(min(2, max_order), max_order + 1)
     best: dict[tuple[int, int], EntryFit] = {}
     accepted: tuple[float, dict[tuple[int, int], EntryFit]] | tuple[()] = ()
     for r in orders:

@@ -22,6 +22,7 @@ from ..kernels import radiation_irf
 from ..parameters import check_positive, irf_options
 from ..parts import Context, ModelInfo, Part
 from .history import GridHistory
+from .radiation_ss import StateSpaceRadiation, stored_realisation
 
 #: Kernel entries whose peak is below this fraction of sqrt(peak_ii * peak_jj) (their
 #: diagonal scales) are BEM noise (e.g. roll-pitch coupling of an axisymmetric body) and
@@ -212,7 +213,11 @@ class RadiationPart(Part):
     (``A_inf``, or ``A(w)`` for the constant method) goes on the left side.
 
     ``radiation.method``: ``convolution`` (:class:`ConvolutionRadiation`, memory committed
-    on the grid) or ``constant`` (:class:`ConstantRadiation` at ``2 pi / wave.period``).
+    on the grid), ``constant`` (:class:`ConstantRadiation` at ``2 pi / wave.period``) or
+    ``state_space`` (:class:`~hydrofmu.forces.radiation_ss.StateSpaceRadiation`, the
+    realisation stored in ``config["radiation"]["state_space"]`` at build time; its states
+    join the model's state vector, ``F_rad = -C x - D v``, ``A_inf`` on the left side as
+    for the convolution).
     """
 
     kind = "radiation"
@@ -225,7 +230,23 @@ class RadiationPart(Part):
         dt = model.dt
         self.method = p["radiation.method"]
         added = np.zeros((n, n))
-        if self.method == "convolution":
+        self.ss: StateSpaceRadiation | None = None
+        if self.method == "state_space":
+            self.ss = stored_realisation(model.config["radiation"].get("state_space"),
+                                         model.names)
+            self.n_states = self.ss.n_states
+            for k, hd in enumerate(model.bodies):
+                sl = slice(6 * k, 6 * k + 6)
+                added[sl, sl] = hd.added_mass_inf
+            entry = model.config["radiation"]["state_space"]
+            model.report.append(
+                f"radiation: state space, {self.n_states} states (tolerance "
+                f"{entry.get('tolerance')}, max order {entry.get('max_order')}), A_inf from "
+                f"{', '.join(hd.added_mass_inf_source for hd in model.bodies)}"
+            )
+            model.report.extend(entry.get("report", []))
+            self.model = None
+        elif self.method == "convolution":
             duration = model.config["radiation"]["irf_duration"]
             duration = 30.0 if duration is None else duration
             duration = check_positive("radiation.irf_duration", duration)
@@ -237,7 +258,7 @@ class RadiationPart(Part):
                 sl = slice(6 * k, 6 * k + 6)
                 added[sl, sl] = hd.added_mass_inf
                 kernel[:, sl, sl] = radiation_irf(hd, t, **opts)
-            self.model: ConvolutionRadiation | ConstantRadiation = ConvolutionRadiation(
+            self.model: ConvolutionRadiation | ConstantRadiation | None = ConvolutionRadiation(
                 kernel, dt
             )
             model.report.append(
@@ -260,7 +281,17 @@ class RadiationPart(Part):
         return self.added
 
     def force(self, ctx: Context) -> NDArray[np.float64]:
+        if self.ss is not None:
+            return self.ss.force(ctx.y[self.state_slice], ctx.v)
         return self.model.force(ctx.s, ctx.sn, ctx.v, ctx.vn)
+
+    def initial_states(self) -> NDArray[np.float64]:
+        if self.ss is not None:
+            return self.ss.initial_state()
+        return np.zeros(0)
+
+    def derivative(self, ctx: Context) -> NDArray[np.float64]:
+        return self.ss.derivative(ctx.y[self.state_slice], ctx.v)
 
     def linear_matrices(self):
         if isinstance(self.model, ConstantRadiation):
@@ -269,13 +300,16 @@ class RadiationPart(Part):
         return None
 
     def start(self, ctx: Context) -> None:
-        self.model.start(ctx.v)
+        if self.model is not None:
+            self.model.start(ctx.v)
 
     def commit(self, ctx: Context) -> None:
-        self.model.commit(ctx.v)
+        if self.model is not None:
+            self.model.commit(ctx.v)
 
     def get_memory(self) -> dict[str, NDArray[np.float64]]:
-        return self.model.get_state()
+        return {} if self.model is None else self.model.get_state()
 
     def set_memory(self, state: dict[str, NDArray[np.float64]]) -> None:
-        self.model.set_state(state)
+        if self.model is not None:
+            self.model.set_state(state)

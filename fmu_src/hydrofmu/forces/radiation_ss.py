@@ -18,10 +18,12 @@ Both evaluations cost O(number of states), with no dense matrix.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import HydroDataError
+from ..errors import ConfigError, HydroDataError
 
 
 def _vector(value: ArrayLike, name: str, dtype: type, size: int | None) -> NDArray:
@@ -179,3 +181,56 @@ class StateSpaceRadiation:
         c = np.zeros((self.n, ns))
         np.add.at(c, (self.outputs, self.output_states), self.c)
         return a, b, c
+
+
+def stored_realisation(entry: Any, names: list[str]) -> StateSpaceRadiation:
+    """The run-time model of every body from ``config["radiation"]["state_space"]``.
+
+    Body ``k``'s realisation (6 DOFs) acts on the stacked DOFs ``6k..6k+5``; the bodies'
+    states follow each other (block-diagonal system).
+
+    Raises
+    ------
+    ConfigError
+        No realisation stored, a failed one, or one for other bodies: the message says
+        how to make it.
+    """
+    how = ("set radiation = \"state_space\" in the configuration (the realisation is "
+           "made when the configuration is resolved and when the FMU is exported), or "
+           "call hydrofmu.statespace_payload.add_realisation(bodies, config)")
+    if not isinstance(entry, dict):
+        raise ConfigError(f"radiation.method = 'state_space' needs the state-space "
+                          f"realisation made at build time, and this model has none; {how}",
+                          value="state_space")
+    if entry.get("error"):
+        raise ConfigError(f"radiation.method = 'state_space' is not available in this model:"
+                          f" its realisation failed at build time: {entry['error']}",
+                          value="state_space")
+    blocks = entry.get("bodies") or []
+    if len(blocks) != len(names):
+        raise ConfigError(f"the stored state-space realisation has {len(blocks)} bodies, the "
+                          f"model {len(names)}; {how}", value=len(blocks))
+    keys = ("diag", "off", "b", "c")
+    parts: dict[str, list[NDArray]] = {k: [] for k in (*keys, "partner", "inputs",
+                                                      "outputs", "output_states",
+                                                      "feedthrough")}
+    ns = 0
+    for k, block in enumerate(blocks):
+        try:
+            body = StateSpaceRadiation(**block)
+        except (TypeError, HydroDataError) as exc:
+            raise ConfigError(f"body '{names[k]}': the stored state-space realisation is "
+                              f"malformed ({exc}); {how}", value=names[k]) from None
+        if body.n != 6:
+            raise ConfigError(f"body '{names[k]}': the stored state-space realisation has "
+                              f"{body.n} DOFs, not 6; {how}", value=body.n)
+        for key in keys:
+            parts[key].append(getattr(body, key))
+        parts["partner"].append(body.partner + ns)
+        parts["output_states"].append(body.output_states + ns)
+        parts["inputs"].append(body.inputs + 6 * k)
+        parts["outputs"].append(body.outputs + 6 * k)
+        parts["feedthrough"].append(body.feedthrough)
+        ns += body.n_states
+    return StateSpaceRadiation(n=6 * len(blocks),
+                               **{k: np.concatenate(v) for k, v in parts.items()})

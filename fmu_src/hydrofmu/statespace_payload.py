@@ -1,0 +1,122 @@
+"""The state-space radiation realisation stored in the model payload (build/export time).
+
+:func:`add_realisation` realises the radiation kernel of every body
+(:func:`hydrofmu.statespace.realise_radiation`, with the configuration's ``[radiation]``
+``ss_tolerance``, ``ss_max_order``, ``omega_max`` and ``taper``: the same kernel as the
+convolution's) and writes the run-time arrays of
+:class:`~hydrofmu.forces.radiation_ss.StateSpaceRadiation` into
+``config["radiation"]["state_space"]``, as plain JSON lists (the payload's header keeps
+floats at ``repr`` precision, so the FMU evaluates exactly the realisation made here)::
+
+    {"tolerance": 0.01, "max_order": 10,
+     "bodies": [{"n": 6, "diag": [...], ..., "feedthrough": [...]}, ...],
+     "report": ["<body>: state-space radiation: ...", ...],
+     "error": null}
+
+Each body is realised on its own 6 x 6 block, as the convolution uses the per-body blocks
+of the kernel (bodies couple through the wave field of their own BEM run only).
+:func:`hydrofmu.export.build_fmu` calls it for every FMU, so that ``radiation.method =
+state_space`` can be chosen at run time; when the method is not ``state_space`` a failed
+realisation is kept as ``error`` (and reported if the method is chosen later) instead of
+failing the export.
+
+Not a run-time module: the FMU only reads the stored arrays (``forces/radiation_ss.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import ConfigError, HydroDataError
+from .hydrodata.model import HydroData
+from .parameters import irf_options
+from .statespace import (
+    DEFAULT_MAX_ORDER,
+    DEFAULT_TOLERANCE,
+    _check_settings,
+    realise_radiation,
+)
+
+__all__ = ["add_realisation", "check_settings", "realisation_payload"]
+
+
+def check_settings(config: dict[str, Any]) -> tuple[float, int]:
+    """``[radiation] ss_tolerance`` and ``ss_max_order``, checked.
+
+    Raises
+    ------
+    ConfigError
+        A tolerance outside (0, 1) or an order outside 1..50, named with its key.
+    """
+    rad = config.get("radiation", {})
+    tol = rad.get("ss_tolerance", DEFAULT_TOLERANCE)
+    order = rad.get("ss_max_order", DEFAULT_MAX_ORDER)
+    try:
+        return _check_settings(tol, order, None)
+    except ConfigError as exc:
+        raise ConfigError(f"[radiation] {exc}", value=exc.value) from None
+
+
+_settings = check_settings
+
+
+def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
+                        names: list[str] | None = None) -> dict[str, Any]:
+    """Realise every body's radiation kernel; the JSON-able entry described above.
+
+    Raises
+    ------
+    ConfigError
+        ``ss_tolerance`` or ``ss_max_order`` out of range.
+    HydroDataError
+        A kernel that cannot be realised stable and passive within the settings.
+    """
+    tol, order = _settings(config)
+    opts = irf_options(config, "radiation")
+    names = names or [hd.name for hd in bodies]
+    arrays: list[dict[str, Any]] = []
+    report: list[str] = []
+    for name, hd in zip(names, bodies, strict=True):
+        try:
+            real = realise_radiation(hd, tolerance=tol, max_order=order, **opts)
+        except (ConfigError, HydroDataError) as exc:
+            raise type(exc)(f"body '{name}': radiation.method = state_space: {exc}",
+                            value=exc.value) from None
+        arrays.append({k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                       for k, v in real.runtime_arrays().items()})
+        report += [f"{name}: {line}" for line in real.report().splitlines()]
+    return {"tolerance": float(tol), "max_order": int(order), "bodies": arrays,
+            "report": report, "error": None}
+
+
+def add_realisation(bodies: list[HydroData], config: dict[str, Any], *,
+                    required: bool = True) -> dict[str, Any]:
+    """Store the realisation in ``config["radiation"]["state_space"]`` (in place) unless
+    it is already there; returns ``config``.
+
+    Parameters
+    ----------
+    bodies, config
+        As for :class:`~hydrofmu.system.Simulator`.
+    required
+        Raise when the realisation fails (default); ``False`` stores the message as
+        ``error`` instead (an FMU whose default method is not ``state_space``).
+    """
+    rad = config.setdefault("radiation", {})
+    if isinstance(rad.get("state_space"), dict):
+        return config
+    names = [b["name"] for b in config["bodies"]] if "bodies" in config else None
+    check_settings(config)
+    try:
+        rad["state_space"] = realisation_payload(list(bodies), config, names)
+    except (HydroDataError, np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
+        # not only the fit's own refusals: a numerical failure of an unusual data set
+        # must not fail the export of a model that does not use the state space
+        if required:
+            raise
+        tol, order = _settings(config)
+        rad["state_space"] = {"tolerance": tol, "max_order": order, "bodies": [],
+                              "report": [], "error": str(exc)}
+    return config
