@@ -210,7 +210,7 @@ class Part:
         when going on without it would exceed that step)."""
         return None
 
-    def stiffness(self) -> NDArray[np.float64] | None:
+    def stiffness_estimate(self) -> NDArray[np.float64] | None:
         """Linearised stiffness on the body DOFs at the initial pose, (n, n), N/m...; for
         the bodies' own stable step only (``None``: use :meth:`linear_matrices`)."""
         return None

@@ -173,11 +173,11 @@ class Simulator(ModelInterface):
 
     def body_stable_step(self) -> float:
         """The bodies' own stable step, s: the shortest natural period over
-        :data:`BODY_STEPS_PER_PERIOD`, from the parts' stiffness (their :meth:`stiffness`
+        :data:`BODY_STEPS_PER_PERIOD`, from the parts' stiffness (their :meth:`stiffness_estimate`
         or linear :meth:`linear_matrices`) and the left-side mass; 0 without stiffness."""
         k = np.zeros((self.n, self.n))
         for part in self.parts:
-            kp = part.stiffness()
+            kp = part.stiffness_estimate()
             if kp is None:
                 lin = part.linear_matrices()
                 kp = None if lin is None else lin[0]

@@ -205,7 +205,7 @@ class CatenaryPart(Part):
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return self._state(ctx)[1].copy()
 
-    def stiffness(self) -> NDArray[np.float64]:
+    def stiffness_estimate(self) -> NDArray[np.float64]:
         """6x6 stiffness of the lines at the initial pose, placed on the body, (n, n)."""
         k = np.zeros((self.n, self.n))
         k[self.sl, self.sl] = sum(line.stiffness(self.pose0) for line in self.lines)
