@@ -194,20 +194,20 @@ def test_moordyn_part_starts_in_static_equilibrium() -> None:
                          - x0[: part.system.n_internal * 3])) < 1e-3
     assert sim.output_vector()[names.index("mooring.line1.T_fairlead")] == pytest.approx(
         t0, rel=1e-4)
-    # the lumped lines (8 segments) against the closed-form catenary: 1 % (measured 1.0 %,
+    # the lumped lines (8 segments) against the closed-form catenary: 1.5 % (measured 1.1 %,
     # the coarse segments' chords; see test_moorings_lines for the convergence)
     sol = Catenary(length=170.0, weight=W, ea=2.0e8).solve(150.0 - 4.6, 48.0)
     assert t0 == pytest.approx(sol.fairlead_tension, rel=0.015)
 
 
 def test_moordyn_file_is_embedded_and_errors_are_clear(tmp_path: Path) -> None:
-    bodies, cfg = load_config(EXAMPLE)
+    _, cfg = load_config(EXAMPLE)
     text = (ROOT / "examples" / "data" / "moored_body_lines.txt").read_text()
     assert cfg["moorings"][0]["text"] == text  # in the configuration the FMU stores
     data = default_config_data(wave={"type": "none"}, radiation={"method": "constant"})
     data["bodies"] = [{"name": "body", "hydro": "builtin:sphere"}]
     data["moorings"] = [{"type": "moordyn", "file": "nowhere.txt"}]
-    with pytest.raises(ConfigError, match="nowhere.txt.*not found"):
+    with pytest.raises(ConfigError, match=r"nowhere\.txt.*not found"):
         resolve(data, tmp_path)
     (tmp_path / "bad.txt").write_text(text.replace("LINE TYPES", "ROD TYPES", 1))
     data["moorings"] = [{"type": "moordyn", "file": "bad.txt"}]
