@@ -32,7 +32,9 @@ net force on the line's end node B (fairlead) and end node A (anchor).
 
 The part's own stable step (for the local-time-step schemes ``leuler`` and ``labN``) is
 MoorDyn's CFL estimate ``CFL l / sqrt(EA / m)`` over the segments, ``CFL =``
-:data:`LINE_CFL`.
+:data:`LINE_CFL`, and no more than ``2 CFL / rate`` with ``rate`` the largest damping rate
+of a node (seabed ``cBot`` and internal damping ``BA``, which MoorDyn's CFL ignores and
+which bound the explicit schemes' step as much as the axial waves do).
 
 Run-time module: numpy, the standard library and the run-time mooring modules.
 """
@@ -133,10 +135,7 @@ class MoorDynPart(Part):
         if not info["converged"]:
             model.warnings.append(f"{where}: the initial static equilibrium did not converge "
                                   f"({info}); the lines start from its best estimate")
-        # own stable step: MoorDyn's CFL on the segments' axial wave speed
-        mpl = np.array([md.line_types[ln.line_type].mass_per_length for ln in md.lines
-                        for _ in range(ln.n_segments)])
-        self._stable_step = float(LINE_CFL * np.min(sysm.l0 / np.sqrt(sysm.ea / mpl)))
+        self._stable_step = self._own_step(md)
         self._key: tuple[NDArray[np.float64], ...] | None = None
         self._cache: tuple[NDArray[np.float64], dict] | None = None
         ten = self._evaluate(self.x0, q0, np.zeros(6))[1]["tensions"]
@@ -145,6 +144,22 @@ class MoorDynPart(Part):
             f"line(s), {sysm.n_states} states, initial equilibrium by {info['method']}, "
             f"fairlead tensions {np.round(ten[0::2], 1).tolist()} N, own stable step "
             f"{self._stable_step:.3g} s")
+
+    def _own_step(self, md) -> float:
+        """MoorDyn's CFL step on the segments' axial wave speed, and no more than
+        ``2 CFL / rate`` with ``rate`` the largest damping rate of a node (seabed cBot and
+        internal damping BA of its two segments, over its mass with added mass)."""
+        sysm = self.system
+        mpl = np.array([md.line_types[ln.line_type].mass_per_length for ln in md.lines
+                        for _ in range(ln.n_segments)])
+        cfl = float(LINE_CFL * np.min(sysm.l0 / np.sqrt(sysm.ea / mpl)))
+        node_ba = np.zeros(sysm.n_nodes)
+        np.add.at(node_ba, sysm.seg0, 2.0 * sysm.ba / sysm.l0)
+        np.add.at(node_ba, sysm.seg1, 2.0 * sysm.ba / sysm.l0)
+        cbot = sysm.env.cbot * sysm.n_d * sysm.n_len if math.isfinite(sysm.env.depth) else 0.0
+        rate = float(np.max((node_ba + cbot)[sysm.internal] / sysm._a_full[sysm.internal],
+                            initial=0.0))
+        return min(cfl, 2.0 * LINE_CFL / rate) if rate > 0 else cfl
 
     @classmethod
     def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
@@ -219,6 +234,39 @@ class MoorDynPart(Part):
 
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return self._at(ctx)[1]["tensions"].copy()
+
+    def stiffness_estimate(self) -> NDArray[np.float64]:
+        """Axial stiffness ``EA / l`` of the segments at the coupled points, along each
+        segment, moved to the body's 6 DOFs at the initial pose, (n, n): the fast scale of
+        the body-line coupling (for the bodies' own stable step)."""
+        sysm = self.system
+        cp, cv = self.coupled(self.q0, np.zeros(6))
+        ev = sysm.evaluate(self.x0, cp, cv)
+        r = ev["r"]
+        c = self.ref + self.q0[:3]
+        k6 = np.zeros((6, 6))
+        coupled = set(sysm.coupled_points) | {
+            i for i, b in enumerate(sysm.point_body) if b is not None}
+        for li in range(self.n_lines):
+            first, last = sysm.end_a[li], sysm.end_b[li]
+            for end, other, seg, point in (
+                (first, first + 1, sysm.line_start[li] - li, sysm.end_points[li]),
+                (last, last - 1, sysm.line_start[li] - li + (last - first) - 1,
+                 sysm.end_points[self.n_lines + li]),
+            ):
+                if point not in coupled:
+                    continue
+                d = r[end] - r[other]
+                u = d / np.linalg.norm(d)
+                k3 = sysm.ea[seg] / sysm.l0[seg] * np.outer(u, u)
+                arm = r[end] - c
+                jac = np.hstack([np.eye(3), -np.array([[0, -arm[2], arm[1]],
+                                                       [arm[2], 0, -arm[0]],
+                                                       [-arm[1], arm[0], 0]])])
+                k6 += jac.T @ k3 @ jac
+        k = np.zeros((self.n, self.n))
+        k[self.sl, self.sl] = k6
+        return k
 
     def stable_step(self) -> float | None:
         """MoorDyn's CFL step of the lines, s (:data:`LINE_CFL` l / sqrt(EA / m))."""
