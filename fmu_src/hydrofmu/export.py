@@ -67,6 +67,7 @@ RUNTIME_MODULES: list[str] = [
     "parameter_checks.py",
     "state_schema.py",
     "work_limits.py",
+    "local_steps.py",
     "moorings/catenary.py",
     "moorings/quasistatic.py",
     "moorings/frames.py",

@@ -38,12 +38,10 @@ from .layout import (
     part_specs,
     reduced_inverse,
 )
+from .local_steps import StatePartition
 from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
-from .timeschemes import PartitionedRHS, make_scheme
-
-#: Natural periods of the bodies per own stable step (local time steps).
-BODY_STEPS_PER_PERIOD = 50
+from .timeschemes import make_scheme
 
 #: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
 DIVERGENCE_LIMIT = 1.0e6
@@ -166,64 +164,10 @@ class Simulator(ModelInterface):
         self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
                                                        self.added_mass_method)
 
-        self._partition()
+        self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
-
-    def body_stable_step(self) -> float:
-        """The bodies' own stable step, s: the shortest natural period over
-        :data:`BODY_STEPS_PER_PERIOD`, from the parts' stiffness (their :meth:`stiffness_estimate`
-        or linear :meth:`linear_matrices`) and the left-side mass; 0 without stiffness."""
-        k = np.zeros((self.n, self.n))
-        for part in self.parts:
-            kp = part.stiffness_estimate()
-            if kp is None:
-                lin = part.linear_matrices()
-                kp = None if lin is None else lin[0]
-            if kp is not None:
-                k += kp
-        basis = self.constraints.basis
-        kr = basis.T @ k @ basis
-        mr = basis.T @ self.lhs @ basis
-        if not np.any(kr):
-            return 0.0
-        omega2 = float(np.max(np.real(np.linalg.eigvals(np.linalg.solve(mr, kr)))))
-        if not omega2 > 0:
-            return 0.0
-        return 2.0 * math.pi / math.sqrt(omega2) / BODY_STEPS_PER_PERIOD
-
-    def _partition(self) -> None:
-        """Slices of the state for the local-time-step protocol (``schemes/local.py``):
-        the bodies' states with the states of parts without their own step, then one
-        entry per part with its own stable step; ``None`` when no part has one."""
-        own = [p for p in self._stateful if p.stable_step() is not None]
-        self._own_parts = own
-        self._body_stateful = [p for p in self._stateful if p not in own]
-        if not own:
-            self.partition = None
-            return
-        body_step = self.body_stable_step()
-        spans = [(0, 2 * self.nr)] + [(p.state_slice.start, p.state_slice.stop)
-                                      for p in self._body_stateful]
-        merged: list[list[int]] = []
-        for a, b in sorted(spans):
-            if merged and merged[-1][1] == a:
-                merged[-1][1] = b
-            elif b > a:
-                merged.append([a, b])
-        partition = [slice(a, b) for a, b in merged]
-        steps = [body_step] * len(partition)
-        self._n_body_slices = len(partition)
-        for p in own:
-            partition.append(p.state_slice)
-            steps.append(float(p.stable_step()))
-        self.partition = partition
-        self.part_steps = steps
-        own_steps = ", ".join(f"{p.kind} {s:.3g} s"
-                              for p, s in zip(own, steps[len(merged):], strict=True))
-        self.report.append(f"local time steps: bodies' own step {body_step:.3g} s, parts' "
-                           f"own steps {own_steps}")
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
@@ -347,39 +291,7 @@ class Simulator(ModelInterface):
                 out[part.state_slice] = part.derivative(ctx)
             return out
 
-        if self.partition is None:
-            return rhs
-        n_body = self._n_body_slices
-        body_stateful = self._body_stateful
-        own = self._own_parts
-
-        def evaluate(t: float, y: NDArray[np.float64], parts: Sequence[int],
-                     out: NDArray[np.float64]) -> None:
-            # The partition protocol: the bodies (with the parts without their own step)
-            # when any of their slices is due, each part with its own step when it is due.
-            ctx.t = t
-            ctx.s = t - t_grid
-            ctx.q, ctx.v = expand(y)
-            ctx.y = y
-            if any(p < n_body for p in parts):
-                total = np.zeros(n)
-                for force in forces:
-                    f = force(ctx)
-                    if f is not None:
-                        total += f
-                if lag is not None:
-                    total -= lag
-                out[:nr] = y[nr : 2 * nr]
-                out[nr : 2 * nr] = acc_map @ total
-                for part in body_stateful:
-                    out[part.state_slice] = part.derivative(ctx)
-            for p in parts:
-                if p >= n_body:
-                    part = own[p - n_body]
-                    out[part.state_slice] = part.derivative(ctx)
-
-        return PartitionedRHS(evaluate=evaluate, partition=self.partition,
-                              part_steps=self.part_steps)
+        return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)
 
     def step(self, t: float, h: float) -> None:
         """Advance from ``t`` to ``t + h`` (s) with internal steps of at most ``dt``.
@@ -424,13 +336,11 @@ class Simulator(ModelInterface):
             y_new = self.scheme.step(rhs, self.time, self.y, h)
             if np.max(np.abs(y_new)) > DIVERGENCE_LIMIT:
                 raise IntegrationError(
-                    f"the solution diverges at t = {t_next:.6g} s with time scheme "
-                    f"'{self.scheme.label}' (h = {h:.3g} s, |state| = "
-                    f"{np.max(np.abs(y_new)):.3g} > {DIVERGENCE_LIMIT:g}); use a smaller "
-                    "max_internal_step or an implicit scheme (e.g. midpoint5), and check the "
-                    "mass, stiffness and damping data",
-                    value=t_next,
-                )
+                    f"the solution diverges at t = {t_next:.6g} s with time scheme '"
+                    f"{self.scheme.label}' (h = {h:.3g} s, |state| = {np.max(np.abs(y_new)):.3g}"
+                    f" > {DIVERGENCE_LIMIT:g}); use a smaller max_internal_step or an implicit "
+                    "scheme (e.g. midpoint5), and check the mass, stiffness and damping data",
+                    value=t_next)
             self.y = y_new
             self.time = t_next
             if self.lagged:
