@@ -440,6 +440,11 @@ def resolve(
     from .hydrodata.readers import read_hydro
 
     cfg = parse_config(data, where=where)
+    from .forces.moordyn_mooring import embed_moordyn_file
+
+    for m in cfg["moorings"]:  # MoorDyn files are read now and embedded in the config
+        if m.get("type") == "moordyn":
+            embed_moordyn_file(m, base)
     bodies: list[HydroData] = []
     resolved_bodies = []
     notes: list[str] = []

@@ -69,6 +69,13 @@ RUNTIME_MODULES: list[str] = [
     "parameter_checks.py",
     "state_schema.py",
     "work_limits.py",
+    "local_steps.py",
+    "moorings/catenary.py",
+    "moorings/quasistatic.py",
+    "moorings/frames.py",
+    "moorings/lines.py",
+    "moorings/equilibrium.py",
+    "moorings/moordyn_input.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).

@@ -204,6 +204,17 @@ class Part:
         """Time derivative of the part's states, shape (n_states,)."""
         return np.zeros(self.n_states)
 
+    def stable_step(self) -> float | None:
+        """The part's own stable step for its states, s, or ``None``: its states then go
+        with the bodies' (local-time-step schemes evaluate a part with its own step only
+        when going on without it would exceed that step)."""
+        return None
+
+    def stiffness_estimate(self) -> NDArray[np.float64] | None:
+        """Linearised stiffness on the body DOFs at the initial pose, (n, n), N/m...; for
+        the bodies' own stable step only (``None``: use :meth:`linear_matrices`)."""
+        return None
+
     # ---------------------------------------------------------------- memory
     def start(self, ctx: Context) -> None:
         """Reset the memory at the start of a run (``ctx`` at the first grid time)."""

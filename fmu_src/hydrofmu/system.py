@@ -38,6 +38,7 @@ from .layout import (
     part_specs,
     reduced_inverse,
 )
+from .local_steps import StatePartition
 from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
 from .timeschemes import make_scheme
@@ -163,6 +164,7 @@ class Simulator(ModelInterface):
         self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
                                                        self.added_mass_method)
 
+        self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
@@ -289,7 +291,7 @@ class Simulator(ModelInterface):
                 out[part.state_slice] = part.derivative(ctx)
             return out
 
-        return rhs
+        return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)
 
     def step(self, t: float, h: float) -> None:
         """Advance from ``t`` to ``t + h`` (s) with internal steps of at most ``dt``.
@@ -334,11 +336,11 @@ class Simulator(ModelInterface):
             y_new = self.scheme.step(rhs, self.time, self.y, h)
             if np.max(np.abs(y_new)) > DIVERGENCE_LIMIT:
                 raise IntegrationError(
-                    f"the solution diverges at t = {t_next:.6g} s (|state| = "
-                    f"{np.max(np.abs(y_new)):.3g} > {DIVERGENCE_LIMIT:g}); reduce "
-                    "max_internal_step or check the mass, stiffness and damping data",
-                    value=t_next,
-                )
+                    f"the solution diverges at t = {t_next:.6g} s with time scheme '"
+                    f"{self.scheme.label}' (h = {h:.3g} s, |state| = {np.max(np.abs(y_new)):.3g}"
+                    f" > {DIVERGENCE_LIMIT:g}); use a smaller max_internal_step or an implicit "
+                    "scheme (e.g. midpoint5), and check the mass, stiffness and damping data",
+                    value=t_next)
             self.y = y_new
             self.time = t_next
             if self.lagged:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..parts import Part, part_class, register_part
+from .catenary_mooring import CatenaryPart
 from .hydrostatics import HydrostaticsPart
 from .linear_mooring import LinearMooring
+from .moordyn_mooring import MoorDynPart
 from .pto_input import PtoInputs
 from .radiation import RadiationPart
 from .viscous import ViscousPart
@@ -24,6 +26,8 @@ register_part("wave_excitation", WaveExcitation)
 register_part("viscous", ViscousPart)
 register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
+register_part("mooring.catenary", CatenaryPart)
+register_part("mooring.moordyn", MoorDynPart)
 
 #: Body force output channels every model has, in output order (zero when no part adds
 #: to them); a part with a new channel appends it.

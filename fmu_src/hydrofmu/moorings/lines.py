@@ -324,6 +324,15 @@ class LineSystem:
         coupled_positions, coupled_velocities
             Coupled degrees of freedom, shape (n_coupled_dof,).
         """
+        return self.derivative_and_evaluate(x, coupled_positions, coupled_velocities,
+                                            points=False)[0]
+
+    def derivative_and_evaluate(
+        self, x: Array, coupled_positions: Array, coupled_velocities: Array, *,
+        points: bool = True,
+    ) -> tuple[Array, dict]:
+        """:meth:`derivative` and :meth:`evaluate` from one evaluation of the node forces
+        (``point_f`` is ``None`` unless ``points`` or there are free points)."""
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
@@ -336,14 +345,18 @@ class LineSystem:
         out = np.empty(self.n_states)
         out[:3 * ni] = x[3 * ni:6 * ni]
         out[3 * ni:6 * ni] = acc.ravel()
-        if self.n_free:
+        seg_tension = self._pair_tension[self.seg0]
+        fp = None
+        if points or self.n_free:
             fp, mp = self._point_forces(fnet, a, b, q, vp)
+        if self.n_free:
             fr = self.free_points
             accp = np.linalg.solve(mp[fr], fp[fr][:, :, None])[:, :, 0]
             base, nf = 6 * ni, self.n_free
             out[base:base + 3 * nf] = vp[fr].ravel()
             out[base + 3 * nf:base + 6 * nf] = accp.ravel()
-        return out
+        return out, {"r": r, "v": v, "fnet": fnet, "point_r": rp, "point_v": vp,
+                     "point_f": fp, "seg_tension": seg_tension}
 
     def evaluate(self, x: Array, coupled_positions: Array, coupled_velocities: Array) -> dict:
         """Everything an output needs at state ``x``: nodes, node and point forces."""
