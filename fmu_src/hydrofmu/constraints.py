@@ -51,6 +51,19 @@ class Constraints:
         free = np.asarray(free, dtype=bool)
         return cls(basis=np.eye(free.size)[:, free])
 
+    @classmethod
+    def from_rows(cls, rows: NDArray[np.float64]) -> Constraints:
+        """The motions allowed by ``G q = 0`` (rows of fixed DOFs and joints), shape (m, n):
+        ``T`` an orthonormal basis of the null space of ``G`` (SVD), entries below
+        1e-14 (round-off of the decomposition) set to zero."""
+        g = np.asarray(rows, dtype=float)
+        _, sv, vt = np.linalg.svd(g)
+        tol = max(g.shape) * np.finfo(float).eps * (sv[0] if sv.size else 0.0)
+        rank = int(np.sum(sv > tol))
+        t = vt[rank:].T.copy()
+        t[np.abs(t) < 1e-14] = 0.0
+        return cls(basis=t)
+
     @property
     def free(self) -> NDArray[np.bool_]:
         """DOFs that move (a nonzero row of ``T``), shape (n,)."""

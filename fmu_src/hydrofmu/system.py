@@ -117,16 +117,13 @@ class Simulator(ModelInterface):
             for i in range(6):
                 q0[6 * k + i] = float(p[f"{name}.initial_pose[{i + 1}]"])
                 v0[6 * k + i] = float(p[f"{name}.initial_velocity[{i + 1}]"])
-        self.constraints = Constraints.fixed_dofs(free)
-        self.free = self.constraints.free
-        self.nr = self.constraints.nr
         self.mass = mass
         self.q0, self.v0 = q0, v0
 
-        # The parts, their inputs and states.
+        # The parts, their inputs and states (state slices shifted past [q_r, v_r] below).
         self.parts: list[Part] = []
         n_in = 0
-        n_x = 2 * self.nr
+        n_x = 0
         for cls, options in part_specs(cfg, self.extra_parts):
             info = ModelInfo(bodies=self.bodies, config=cfg, parameters=p, names=self.names,
                              n=n, dt=self.dt, options=options, report=self.report,
@@ -138,6 +135,10 @@ class Simulator(ModelInterface):
             n_in += k_in
             n_x += part.n_states
             self.parts.append(part)
+        self._build_constraints(free)
+        for part in self.parts:
+            sl = part.state_slice
+            part.state_slice = slice(sl.start + 2 * self.nr, sl.stop + 2 * self.nr)
         self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._stateful = [q for q in self.parts if q.n_states]
         self._forces = [q.force for q in self.parts if q.active]
@@ -166,6 +167,29 @@ class Simulator(ModelInterface):
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
+
+    def _build_constraints(self, free: NDArray[np.bool_]) -> None:
+        """``T`` from the fixed DOFs and the parts' constraint rows (joints)."""
+        n = self.n
+        rows = [np.eye(n)[~free]]
+        for part in self.parts:
+            get_rows = getattr(part, "constraint_rows", None)
+            if get_rows is None:
+                continue
+            g = np.asarray(get_rows(), dtype=float)
+            start = sum(r.shape[0] for r in rows)
+            part.row_slice = slice(start, start + g.shape[0])
+            rows.append(g)
+        stacked = np.vstack(rows)
+        if len(rows) == 1:  # fixed DOFs only: a selection of the identity
+            self.constraints = Constraints.fixed_dofs(free)
+            self._multiplier_map = None
+        else:
+            self.constraints = Constraints.from_rows(stacked)
+            # F_c = G^T lambda: the minimum-norm multipliers (redundant rows share).
+            self._multiplier_map = np.linalg.pinv(stacked.T)
+        self.free = self.constraints.free
+        self.nr = self.constraints.nr
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
@@ -387,6 +411,8 @@ class Simulator(ModelInterface):
         f_am = -self.added_left @ acc - self.added_lagged @ self._acc_prev
         # Reaction on the constrained directions: what the left side needs beyond F.
         f_c = self.constraints.reaction(self.lhs @ acc - total)
+        if self._multiplier_map is not None:
+            ctx.multipliers = self._multiplier_map @ f_c
         values = body_outputs(ctx.q, ctx.v, acc, f_am, f_c, channels, self.table.channels)
         extra = [part.outputs(ctx) for part in self.parts]
         out = np.concatenate([values, *extra])

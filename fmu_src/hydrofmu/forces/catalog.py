@@ -12,6 +12,7 @@ from typing import Any
 
 from ..parts import Part, part_class, register_part
 from .hydrostatics import HydrostaticsPart
+from .joints import JOINTS
 from .linear_mooring import LinearMooring
 from .pto_input import PtoInputs
 from .radiation import RadiationPart
@@ -24,6 +25,8 @@ register_part("wave_excitation", WaveExcitation)
 register_part("viscous", ViscousPart)
 register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
+for _kind, _cls in JOINTS.items():
+    register_part(f"joint.{_kind}", _cls)
 
 #: Body force output channels every model has, in output order (zero when no part adds
 #: to them); a part with a new channel appends it.
@@ -45,4 +48,6 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
     ]
     for k, m in enumerate(config.get("moorings") or []):
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
+    for k, j in enumerate(config.get("joints") or []):
+        parts.append((part_class(f"joint.{j['kind']}", f"joints[{k}]"), dict(j)))
     return parts
