@@ -562,7 +562,13 @@ def _coupling(resolved: list[dict[str, Any]], paths: list[Path], names: list[Any
     for p, members in groups.items():
         if len(members) < 2:
             continue
-        mb = read_hydro_bodies(p).subset([str(names[k]) for k in members])
+        wanted = [str(names[k]) for k in members]
+        if len(set(wanted)) != len(wanted):
+            raise ConfigError(
+                f"bodies {', '.join(resolved[k]['name'] for k in members)} read the same "
+                f"body twice from {p.name} (hydro_body = {wanted}); two copies of one body "
+                "are two files, or give each body its own hydro_body", value=wanted)
+        mb = read_hydro_bodies(p).subset(wanted)
         for a, k in enumerate(members):
             for b, j in enumerate(members):
                 if k == j:

@@ -186,8 +186,17 @@ class Simulator(ModelInterface):
             self._multiplier_map = None
         else:
             self.constraints = Constraints.from_rows(stacked)
-            # F_c = G^T lambda: the minimum-norm multipliers (redundant rows share).
-            self._multiplier_map = np.linalg.pinv(stacked.T)
+            # F_c = G^T lambda. Redundant rows (a body's fixed DOFs that a joint also
+            # holds, two joints on one DOF) get no multiplier: the joints' rows come first,
+            # in configuration order, then the bodies' fixed DOFs.
+            n_fixed = rows[0].shape[0]
+            order = [*range(n_fixed, stacked.shape[0]), *range(n_fixed)]
+            keep: list[int] = []
+            for i in order:
+                if np.linalg.matrix_rank(stacked[[*keep, i]]) == len(keep) + 1:
+                    keep.append(i)
+            self._multiplier_map = np.zeros((stacked.shape[0], n))
+            self._multiplier_map[keep] = np.linalg.pinv(stacked[keep].T)
         self.free = self.constraints.free
         self.nr = self.constraints.nr
 
