@@ -18,17 +18,17 @@ from hydrofmu.config import resolve
 from hydrofmu.errors import ConfigError, IntegrationError
 from hydrofmu.hydrodata.readers import read_hydro_bodies
 from hydrofmu.system import Simulator
-from paths import BEMIO_SPHERE, WAMIT_RM3
+from paths import WAMIT_RM3
 from physics_helpers import bemio_sphere_body, fit_sinusoid, run
 
 ROOT = Path(__file__).resolve().parents[1]
 RM3 = ROOT / "examples" / "rm3"
 
 
-def _resolve(data: dict[str, Any], base: Path = Path.cwd()):
+def _resolve(data: dict[str, Any], base: Path | None = None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # WAMIT's 4-digit data: asymmetry notes
-        return resolve(data, base)
+        return resolve(data, Path.cwd() if base is None else base)
 
 
 def _rm3_data(**changes: Any) -> dict[str, Any]:
@@ -245,7 +245,7 @@ def test_static_constraint_forces_balance_the_applied_forces() -> None:
 
 
 def test_joint_configuration_errors_name_the_fix() -> None:
-    with pytest.raises(ConfigError, match="kind 'slider' unknown.*prismatic"):
+    with pytest.raises(ConfigError, match=r"kind 'slider' unknown.*prismatic"):
         _resolve(_rm3_data(joints=[{"name": "j", "kind": "slider", "body": "float"}]), RM3)
     with pytest.raises(ConfigError, match="needs bodies = \\[first, second\\]"):
         _resolve(_rm3_data(joints=[{"name": "j", "kind": "prismatic", "body": "float"}]),

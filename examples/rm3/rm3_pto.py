@@ -44,7 +44,7 @@ def run(fmu: Path, step: float, stop: float) -> dict[str, np.ndarray]:
         slave.setupExperiment(startTime=0.0, stopTime=stop)
         slave.enterInitializationMode()
         slave.exitInitializationMode()
-        n = int(round(stop / step))
+        n = round(stop / step)
         rec = np.zeros((n + 1, 1 + len(names)))
         force = 0.0
         for k in range(n + 1):

@@ -230,8 +230,9 @@ def _parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
         seen.add(name)
         kind = j.get("kind")
         if kind not in JOINT_KINDS:
-            raise ConfigError(f"joint '{name}': kind {kind!r} unknown{did_you_mean(str(kind), JOINT_KINDS)}; "
-                              f"choose from {', '.join(JOINT_KINDS)}", value=kind)
+            hint = did_you_mean(str(kind), JOINT_KINDS)
+            raise ConfigError(f"joint '{name}': kind {kind!r} unknown{hint}; choose from "
+                              f"{', '.join(JOINT_KINDS)}", value=kind)
         keys = ("name", "kind", "bodies", "body", "axis")
         for key in j:
             if key not in keys:
@@ -240,9 +241,10 @@ def _parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
         need = 2 if kind == "prismatic" else 1
         if (not isinstance(listed, list) or len(listed) != need
                 or any(b not in bodies for b in listed)):
+            want = "bodies = [first, second]" if need == 2 else "body = <name>"
             raise ConfigError(
-                f"joint '{name}' ({kind}) needs {'bodies = [first, second]' if need == 2 else 'body = <name>'} "
-                f"naming configured bodies ({', '.join(sorted(bodies))}), got {listed!r}",
+                f"joint '{name}' ({kind}) needs {want} naming configured bodies "
+                f"({', '.join(sorted(bodies))}), got {listed!r}",
                 value=listed)
         if need == 2 and listed[0] == listed[1]:
             raise ConfigError(f"joint '{name}': the two bodies must differ", value=listed)
@@ -574,9 +576,9 @@ def _coupling(resolved: list[dict[str, Any]], paths: list[Path], names: list[Any
                 if k == j:
                     continue
                 if bodies[k].omega.size != mb.omega.size:
-                    raise ConfigError(f"bodies '{resolved[k]['name']}' and '{resolved[j]['name']}': "
-                                      "the coupling data has other frequencies than the bodies'",
-                                      value=str(p))
+                    raise ConfigError(
+                        f"bodies '{resolved[k]['name']}' and '{resolved[j]['name']}': the "
+                        "coupling data has other frequencies than the bodies'", value=str(p))
                 out.append({
                     "bodies": [k, j],
                     "added_mass_inf": mb.block(a, b).tolist(),
