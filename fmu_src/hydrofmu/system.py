@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .constraints import Constraints
+from .constraints import assemble_constraints
 from .errors import ConfigError, InputError, IntegrationError
 from .hydrodata.model import HydroData
 from .layout import (
@@ -117,8 +117,7 @@ class Simulator(ModelInterface):
             for i in range(6):
                 q0[6 * k + i] = float(p[f"{name}.initial_pose[{i + 1}]"])
                 v0[6 * k + i] = float(p[f"{name}.initial_velocity[{i + 1}]"])
-        self.mass = mass
-        self.q0, self.v0 = q0, v0
+        self.mass, self.q0, self.v0 = mass, q0, v0
 
         # The parts, their inputs and states (state slices shifted past [q_r, v_r] below).
         self.parts: list[Part] = []
@@ -135,7 +134,8 @@ class Simulator(ModelInterface):
             n_in += k_in
             n_x += part.n_states
             self.parts.append(part)
-        self._build_constraints(free)
+        self.constraints, self._multiplier_map = assemble_constraints(free, self.parts)
+        self.free, self.nr = self.constraints.free, self.constraints.nr
         for part in self.parts:
             sl = part.state_slice
             part.state_slice = slice(sl.start + 2 * self.nr, sl.stop + 2 * self.nr)
@@ -167,38 +167,6 @@ class Simulator(ModelInterface):
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
-
-    def _build_constraints(self, free: NDArray[np.bool_]) -> None:
-        """``T`` from the fixed DOFs and the parts' constraint rows (joints)."""
-        n = self.n
-        rows = [np.eye(n)[~free]]
-        for part in self.parts:
-            get_rows = getattr(part, "constraint_rows", None)
-            if get_rows is None:
-                continue
-            g = np.asarray(get_rows(), dtype=float)
-            start = sum(r.shape[0] for r in rows)
-            part.row_slice = slice(start, start + g.shape[0])
-            rows.append(g)
-        stacked = np.vstack(rows)
-        if len(rows) == 1:  # fixed DOFs only: a selection of the identity
-            self.constraints = Constraints.fixed_dofs(free)
-            self._multiplier_map = None
-        else:
-            self.constraints = Constraints.from_rows(stacked)
-            # F_c = G^T lambda. Redundant rows (a body's fixed DOFs that a joint also
-            # holds, two joints on one DOF) get no multiplier: the joints' rows come first,
-            # in configuration order, then the bodies' fixed DOFs.
-            n_fixed = rows[0].shape[0]
-            order = [*range(n_fixed, stacked.shape[0]), *range(n_fixed)]
-            keep: list[int] = []
-            for i in order:
-                if np.linalg.matrix_rank(stacked[[*keep, i]]) == len(keep) + 1:
-                    keep.append(i)
-            self._multiplier_map = np.zeros((stacked.shape[0], n))
-            self._multiplier_map[keep] = np.linalg.pinv(stacked[keep].T)
-        self.free = self.constraints.free
-        self.nr = self.constraints.nr
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
