@@ -253,6 +253,12 @@ def test_joint_configuration_errors_name_the_fix() -> None:
     with pytest.raises(ConfigError, match="axis must be 3 finite numbers"):
         _resolve(_rm3_data(joints=[{"name": "j", "kind": "prismatic", "axis": [0, 0, 0],
                                     "bodies": ["float", "spar"]}]), RM3)
+    data = _rm3_data()
+    data["bodies"][0]["initial_pose"] = [0.0, 0.0, 0.5, 0.0, 0.01, 0.0]  # pitch != spar's
+    with pytest.raises(ConfigError, match="initial_pose violates the joint"):
+        _resolve(data, RM3)
+    data["bodies"][0]["initial_pose"] = [0.0, 0.0, 0.5, 0.0, 0.0, 0.0]  # along the axis: ok
+    _resolve(data, RM3)
 
 
 # ------------------------------------------------------------------ RM3 through the FMU

@@ -58,6 +58,8 @@ class JointPart(Part):
         super().__init__(model=model)
         o = model.options
         self.name = str(o["name"])
+        self.names = list(model.names)
+        self.parameters = model.parameters
         self.body_index = [_body_index(model.config, b, self.name) for b in o["bodies"]]
         #: Rows of G q = 0 in the full DOFs, (m, n); set by the subclass.
         self.rows = np.zeros((0, model.n))
@@ -79,7 +81,20 @@ class JointPart(Part):
                 for i in range(6)]
 
     def constraint_rows(self) -> NDArray[np.float64]:
-        """Rows ``G`` of ``G q = 0``, shape (m, n)."""
+        """Rows ``G`` of ``G q = 0``, shape (m, n); a :class:`ConfigError` if the initial
+        pose or velocity of the bodies violates them."""
+        p = self.parameters
+        for what in ("initial_pose", "initial_velocity"):
+            x = np.array([float(p[f"{b}.{what}[{i + 1}]"]) for b in self.names
+                          for i in range(6)])
+            bad = np.abs(self.rows @ x)
+            # 1e-9 of the motion: a consistent pose typed with ten digits passes.
+            if np.any(bad > 1e-9 * max(1.0, float(np.abs(x).max()))):
+                raise ConfigError(
+                    f"joint '{self.name}' ({self.kind}): the bodies' {what} violates the "
+                    f"joint by {bad.max():.3g} (m, rad); set {what} of "
+                    f"{', '.join(self.names[k] for k in self.body_index)} consistently "
+                    "(e.g. zero off the joint's free motion)", value=float(bad.max()))
         return self.rows
 
     def force(self, ctx: Context) -> NDArray[np.float64] | None:
