@@ -2,7 +2,10 @@
 
 Usage::
 
-    python benchmarks/run.py [--steps 2000] [--step-size 0.1] [--repeat 3]
+    python benchmarks/run.py [--steps 2000] [--step-size 0.1] [--repeat 3] [--config F.toml]
+
+``--config`` benchmarks that configuration instead of the default one (e.g.
+``examples/rm3/rm3.toml``, two bodies and two joints).
 
 Builds, in a temporary folder, the default FMU (the embedded sphere, regular waves,
 convolution radiation, rk4) and a trivial pythonfmu FMU with the same numbers of Real,
@@ -30,7 +33,7 @@ import numpy as np
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from hydrofmu.config import default_config
+from hydrofmu.config import default_config, load_config
 from hydrofmu.export import build_fmu
 from hydrofmu.fmi_slave import guard_interpreter_exit
 from hydrofmu.parameters import parameter_table
@@ -160,9 +163,11 @@ def main(argv: list[str] | None = None) -> int:
         help="communication step, s (default: the configuration's output interval)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="timed runs; the best is kept")
+    parser.add_argument("--config", default=None,
+                        help="TOML configuration to benchmark (default: the embedded sphere)")
     args = parser.parse_args(argv)
 
-    bodies, config = default_config()
+    bodies, config = load_config(args.config) if args.config else default_config()
     h = args.step_size or float(config["simulation"]["output_interval"])
     table = parameter_table(bodies, config)
     counts = {

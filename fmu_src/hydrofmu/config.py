@@ -72,6 +72,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "radiation": {"method": "convolution", "irf_duration": 30.0, "omega_max": None,
                   "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10},
     "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
+    # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
+    # (false: only each body's own blocks, WEC-Sim's default).
+    "multibody": {"b2b": True},
 }
 BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
@@ -79,7 +82,8 @@ BODY_KEYS = (
     "added_mass", "added_mass_frame", "orientation",
 )
 ADDED_MASS_FRAMES = ("body", "world")
-_SECTIONS = (*DEFAULTS, "bodies", "moorings")
+_SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints")
+JOINT_KINDS = ("fixed", "planar", "prismatic")
 
 
 def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
@@ -207,6 +211,46 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
             raise ConfigError(f"[[moorings]] entry {i} needs 'type' (e.g. \"linear\")", value=m)
     # Numbers are checked by the mooring's part when the model is built (see forces/).
     out["moorings"] = [dict(m) for m in moorings]
+    out["joints"] = _parse_joints(data.get("joints", []), names)
+    return out
+
+
+def _parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
+    """Check the ``[[joints]]`` tables: name, kind and body names (the geometry is
+    checked by the joint part, :mod:`hydrofmu.forces.joints`)."""
+    if not isinstance(joints, list) or not all(isinstance(j, dict) for j in joints):
+        raise ConfigError("[[joints]] must be a list of tables", value=joints)
+    out = []
+    seen: set[str] = set()
+    for i, j in enumerate(joints):
+        name = j.get("name", f"joint{i + 1}")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ConfigError(f"[[joints]] entry {i}: name {name!r} must be an identifier "
+                              "(it becomes part of the FMU variable names)", value=name)
+        if name in seen or name in bodies or name == "wave":
+            raise ConfigError(f"joint name {name!r} is used twice or by a body", value=name)
+        seen.add(name)
+        kind = j.get("kind")
+        if kind not in JOINT_KINDS:
+            hint = did_you_mean(str(kind), JOINT_KINDS)
+            raise ConfigError(f"joint '{name}': kind {kind!r} unknown{hint}; choose from "
+                              f"{', '.join(JOINT_KINDS)}", value=kind)
+        keys = ("name", "kind", "bodies", "body", "axis")
+        for key in j:
+            if key not in keys:
+                raise _unknown(key, keys, f"joint '{name}'")
+        listed = j.get("bodies", [j["body"]] if "body" in j else None)
+        need = 2 if kind == "prismatic" else 1
+        if (not isinstance(listed, list) or len(listed) != need
+                or any(b not in bodies for b in listed)):
+            want = "bodies = [first, second]" if need == 2 else "body = <name>"
+            raise ConfigError(
+                f"joint '{name}' ({kind}) needs {want} naming configured bodies "
+                f"({', '.join(sorted(bodies))}), got {listed!r}",
+                value=listed)
+        if need == 2 and listed[0] == listed[1]:
+            raise ConfigError(f"joint '{name}': the two bodies must differ", value=listed)
+        out.append({**j, "name": name, "kind": kind, "bodies": list(listed)})
     return out
 
 
@@ -451,7 +495,13 @@ def resolve(
     for b in cfg["bodies"]:
         path = _resolve_hydro_path(b["hydro"], base)
         hd = read_hydro(path, body=b.get("hydro_body"))
-        check_hydrodata(hd)
+        if path.suffix.lower() == ".out":
+            from .hydrodata.readers_wamit import WAMIT_SYMMETRY_RTOL
+
+            # WAMIT's printed 4-digit values: the reader's own symmetry tolerance.
+            check_hydrodata(hd, symmetry_rtol=WAMIT_SYMMETRY_RTOL)
+        else:
+            check_hydrodata(hd)
         rb, n = resolve_body(b, hd)
         if "added_mass_inf" in rb:
             hd = hd.with_changes(
@@ -480,8 +530,12 @@ def resolve(
     check_settings(cfg)
     if cfg["radiation"]["method"] == "state_space":
         add_realisation(bodies, cfg)
+    parsed = cfg["bodies"]
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
+    cfg["coupling"] = _coupling(resolved_bodies,
+                                [_resolve_hydro_path(b["hydro"], base) for b in parsed],
+                                [b.get("hydro_body") for b in parsed], bodies, notes)
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
     from .parameter_checks import check_allocations, check_parameters
     from .parameters import parameter_table
@@ -502,6 +556,50 @@ def resolve(
     if cfg["radiation"]["method"] == "convolution":
         notes.extend(_roundtrip_note(hd, cfg) for hd in bodies)
     return bodies, cfg
+
+
+def _coupling(resolved: list[dict[str, Any]], paths: list[Path], names: list[Any],
+              bodies: list[HydroData], notes: list[str]) -> list[dict[str, Any]]:
+    """Body-to-body radiation blocks of the bodies that share one multi-body file.
+
+    Returns one entry per ordered pair ``(k, j)``, ``k != j``: ``added_mass_inf`` (6, 6),
+    ``added_mass`` and ``radiation_damping`` (nw, 6, 6), the force on body ``k`` due to the
+    motion of body ``j`` (JSON-able, so that they travel in the FMU payload).
+    """
+    from .hydrodata.readers import read_hydro_bodies
+
+    groups: dict[Path, list[int]] = {}
+    for k, (p, hb) in enumerate(zip(paths, names, strict=True)):
+        if hb is not None:
+            groups.setdefault(p, []).append(k)
+    out: list[dict[str, Any]] = []
+    for p, members in groups.items():
+        if len(members) < 2:
+            continue
+        wanted = [str(names[k]) for k in members]
+        if len(set(wanted)) != len(wanted):
+            raise ConfigError(
+                f"bodies {', '.join(resolved[k]['name'] for k in members)} read the same "
+                f"body twice from {p.name} (hydro_body = {wanted}); two copies of one body "
+                "are two files, or give each body its own hydro_body", value=wanted)
+        mb = read_hydro_bodies(p).subset(wanted)
+        for a, k in enumerate(members):
+            for b, j in enumerate(members):
+                if k == j:
+                    continue
+                if bodies[k].omega.size != mb.omega.size:
+                    raise ConfigError(
+                        f"bodies '{resolved[k]['name']}' and '{resolved[j]['name']}': the "
+                        "coupling data has other frequencies than the bodies'", value=str(p))
+                out.append({
+                    "bodies": [k, j],
+                    "added_mass_inf": mb.block(a, b).tolist(),
+                    "added_mass": mb.block(a, b, field="added_mass").tolist(),
+                    "radiation_damping": mb.block(a, b, field="radiation_damping").tolist(),
+                })
+        notes.append(f"bodies {', '.join(resolved[k]['name'] for k in members)}: body-to-body "
+                     f"radiation blocks from {p.name}")
+    return out
 
 
 def load_config(path: str | Path) -> tuple[list[HydroData], dict[str, Any]]:

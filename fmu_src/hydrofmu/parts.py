@@ -117,14 +117,19 @@ class Context:
         The full FMU input vector (a part reads its own :attr:`Part.input_slice`).
     y
         The full state vector (a part reads its own :attr:`Part.state_slice`).
+    multipliers
+        When outputs are evaluated: the multipliers ``lambda`` of the stacked constraint
+        rows ``G`` with ``F_c = G^T lambda`` (a joint reads its own rows).
     """
 
-    __slots__ = ("q", "s", "sn", "t", "t0", "u", "v", "vn", "y")
+    __slots__ = ("multipliers", "q", "s", "sn", "t", "t0", "u", "v", "vn", "y")
 
     def __init__(self) -> None:
         self.t = self.t0 = self.s = self.sn = 0.0
         empty = np.zeros(0)
         self.q = self.v = self.vn = self.u = self.y = empty
+        #: Constraint multipliers of the stacked constraint rows (outputs only).
+        self.multipliers = empty
 
 
 class Part:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from .constraints import Constraints
+from .constraints import assemble_constraints
 from .errors import ConfigError, InputError, IntegrationError
 from .hydrodata.model import HydroData
 from .layout import (
@@ -118,16 +118,12 @@ class Simulator(ModelInterface):
             for i in range(6):
                 q0[6 * k + i] = float(p[f"{name}.initial_pose[{i + 1}]"])
                 v0[6 * k + i] = float(p[f"{name}.initial_velocity[{i + 1}]"])
-        self.constraints = Constraints.fixed_dofs(free)
-        self.free = self.constraints.free
-        self.nr = self.constraints.nr
-        self.mass = mass
-        self.q0, self.v0 = q0, v0
+        self.mass, self.q0, self.v0 = mass, q0, v0
 
-        # The parts, their inputs and states.
+        # The parts, their inputs and states (state slices shifted past [q_r, v_r] below).
         self.parts: list[Part] = []
         n_in = 0
-        n_x = 2 * self.nr
+        n_x = 0
         for cls, options in part_specs(cfg, self.extra_parts):
             info = ModelInfo(bodies=self.bodies, config=cfg, parameters=p, names=self.names,
                              n=n, dt=self.dt, options=options, report=self.report,
@@ -139,6 +135,11 @@ class Simulator(ModelInterface):
             n_in += k_in
             n_x += part.n_states
             self.parts.append(part)
+        self.constraints, self._multiplier_map = assemble_constraints(free, self.parts)
+        self.free, self.nr = self.constraints.free, self.constraints.nr
+        for part in self.parts:
+            sl = part.state_slice
+            part.state_slice = slice(sl.start + 2 * self.nr, sl.stop + 2 * self.nr)
         self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._stateful = [q for q in self.parts if q.n_states]
         self._forces = [q.force for q in self.parts if q.active]
@@ -389,6 +390,8 @@ class Simulator(ModelInterface):
         f_am = -self.added_left @ acc - self.added_lagged @ self._acc_prev
         # Reaction on the constrained directions: what the left side needs beyond F.
         f_c = self.constraints.reaction(self.lhs @ acc - total)
+        if self._multiplier_map is not None:
+            ctx.multipliers = self._multiplier_map @ f_c
         values = body_outputs(ctx.q, ctx.v, acc, f_am, f_c, channels, self.table.channels)
         extra = [part.outputs(ctx) for part in self.parts]
         out = np.concatenate([values, *extra])

@@ -13,6 +13,7 @@ from typing import Any
 from ..parts import Part, part_class, register_part
 from .catenary_mooring import CatenaryPart
 from .hydrostatics import HydrostaticsPart
+from .joints import JOINTS
 from .linear_mooring import LinearMooring
 from .moordyn_mooring import MoorDynPart
 from .pto_input import PtoInputs
@@ -28,6 +29,8 @@ register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
 register_part("mooring.catenary", CatenaryPart)
 register_part("mooring.moordyn", MoorDynPart)
+for _kind, _cls in JOINTS.items():
+    register_part(f"joint.{_kind}", _cls)
 
 #: Body force output channels every model has, in output order (zero when no part adds
 #: to them); a part with a new channel appends it.
@@ -49,4 +52,6 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
     ]
     for k, m in enumerate(config.get("moorings") or []):
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
+    for k, j in enumerate(config.get("joints") or []):
+        parts.append((part_class(f"joint.{j['kind']}", f"joints[{k}]"), dict(j)))
     return parts

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
-from ..kernels import radiation_irf
+from ..kernels import radiation_irf, radiation_irf_from_arrays
 from ..parameters import check_positive, irf_options
 from ..parts import Context, ModelInfo, Part
 from .history import GridHistory
@@ -208,6 +208,24 @@ def check_in_range(hd: HydroData, omega: float, what: str) -> None:
         )
 
 
+def coupling_blocks(model: ModelInfo):
+    """The body-to-body radiation blocks of the configuration, ``(k, j, arrays)`` per
+    ordered pair of bodies sharing one multi-body data file (none when ``b2b`` is off).
+
+    ``arrays`` has ``added_mass_inf`` (6, 6), ``added_mass`` and ``radiation_damping``
+    (nw, 6, 6), SI, the force on body ``k`` from the motion of body ``j``
+    (:func:`hydrofmu.config.resolve` stores them in ``config["coupling"]``).
+    """
+    if not bool(model.config.get("multibody", {}).get("b2b", True)):
+        return []
+    out = []
+    for c in model.config.get("coupling") or []:
+        k, j = (int(x) for x in c["bodies"])
+        out.append((k, j, {key: np.asarray(c[key], dtype=float)
+                           for key in ("added_mass_inf", "added_mass", "radiation_damping")}))
+    return out
+
+
 class RadiationPart(Part):
     """Radiation of every body, reported as ``F_radiation``; the added mass it declares
     (``A_inf``, or ``A(w)`` for the constant method) goes on the left side.
@@ -258,6 +276,11 @@ class RadiationPart(Part):
                 sl = slice(6 * k, 6 * k + 6)
                 added[sl, sl] = hd.added_mass_inf
                 kernel[:, sl, sl] = radiation_irf(hd, t, **opts)
+            for k, j, blocks in coupling_blocks(model):
+                rows, cols = slice(6 * k, 6 * k + 6), slice(6 * j, 6 * j + 6)
+                added[rows, cols] = blocks["added_mass_inf"]
+                kernel[:, rows, cols] = radiation_irf_from_arrays(
+                    model.bodies[k].omega, blocks["radiation_damping"], t, **opts)
             self.model: ConvolutionRadiation | ConstantRadiation | None = ConvolutionRadiation(
                 kernel, dt
             )
@@ -273,6 +296,13 @@ class RadiationPart(Part):
                 sl = slice(6 * k, 6 * k + 6)
                 check_in_range(hd, omega, "radiation.method = constant")
                 added[sl, sl], damping[sl, sl] = hd.coefficients_at(omega)
+            for k, j, blocks in coupling_blocks(model):
+                rows, cols = slice(6 * k, 6 * k + 6), slice(6 * j, 6 * j + 6)
+                w = model.bodies[k].omega
+                for arr, name in ((added, "added_mass"), (damping, "radiation_damping")):
+                    data = blocks[name].reshape(w.size, 36)
+                    arr[rows, cols] = np.array(
+                        [np.interp(omega, w, data[:, i]) for i in range(36)]).reshape(6, 6)
             self.model = ConstantRadiation(damping)
             model.report.append(f"radiation: constant A(w), B(w) at w = {omega:.6g} rad/s")
         self.added = added
