@@ -77,7 +77,7 @@ BODY_KEYS = (
     "added_mass", "added_mass_frame", "orientation",
 )
 ADDED_MASS_FRAMES = ("body", "world")
-_SECTIONS = (*DEFAULTS, "bodies", "moorings")
+_SECTIONS = (*DEFAULTS, "bodies", "moorings", "ptos")
 
 
 def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
@@ -205,6 +205,10 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
             raise ConfigError(f"[[moorings]] entry {i} needs 'type' (e.g. \"linear\")", value=m)
     # Numbers are checked by the mooring's part when the model is built (see forces/).
     out["moorings"] = [dict(m) for m in moorings]
+    if "ptos" in data:
+        from .forces.pto import check_pto_entries
+
+        out["ptos"] = check_pto_entries(data["ptos"], [b["name"] for b in out["bodies"]])
     return out
 
 

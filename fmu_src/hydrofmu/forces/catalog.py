@@ -1,7 +1,8 @@
 """The registry of built-in parts and the list of parts a configuration asks for.
 
 Every body gets hydrostatics, radiation, the wave excitation, viscous damping and the PTO
-force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``.
+force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``,
+each ``[[ptos]]`` entry a ``pto.linear``.
 A new kind is one :class:`~hydrofmu.parts.Part` subclass and one :func:`register_part`
 line here (or in the user's code, before the simulator is built).
 """
@@ -13,6 +14,7 @@ from typing import Any
 from ..parts import Part, part_class, register_part
 from .hydrostatics import HydrostaticsPart
 from .linear_mooring import LinearMooring
+from .pto import LinearPto
 from .pto_input import PtoInputs
 from .radiation import RadiationPart
 from .viscous import ViscousPart
@@ -24,6 +26,7 @@ register_part("wave_excitation", WaveExcitation)
 register_part("viscous", ViscousPart)
 register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
+register_part("pto.linear", LinearPto)
 
 #: Body force output channels every model has, in output order (zero when no part adds
 #: to them); a part with a new channel appends it.
@@ -45,4 +48,6 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
     ]
     for k, m in enumerate(config.get("moorings") or []):
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
+    for p in config.get("ptos") or []:  # checked by config.parse_config
+        parts.append((part_class("pto.linear", "ptos"), dict(p)))
     return parts
