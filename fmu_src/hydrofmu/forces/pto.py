@@ -61,6 +61,8 @@ def _dof_index(value: Any, where: str) -> int:
 
 
 def _non_negative(where: str, value: Any) -> float:
+    if isinstance(value, bool | np.bool_):
+        raise ConfigError(f"{where} = {value!r} is not a number", value=value)
     v = check_finite(where, value)
     if v < 0.0:
         raise ConfigError(f"{where} = {value!r} must be >= 0 (a PTO that supplies energy is "
