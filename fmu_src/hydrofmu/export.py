@@ -67,6 +67,7 @@ RUNTIME_MODULES: list[str] = [
     "parameter_checks.py",
     "state_schema.py",
     "work_limits.py",
+    "tunable.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).

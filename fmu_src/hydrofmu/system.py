@@ -38,15 +38,16 @@ from .layout import (
     part_specs,
     reduced_inverse,
 )
-from .parameters import ParameterSpec, body_names, parameter_table, validate_parameters
+from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
 from .timeschemes import make_scheme
+from .tunable import Tunable
 
 #: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
 DIVERGENCE_LIMIT = 1.0e6
 
 
-class Simulator(ModelInterface):
+class Simulator(Tunable, ModelInterface):
     """Time-domain simulator of one or more bodies in waves.
 
     Parameters
@@ -166,46 +167,6 @@ class Simulator(ModelInterface):
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
-
-    # ------------------------------------------------------------------ tunable parameters
-    def set_parameter(self, name: str, value: Any) -> Any:
-        """Change a ``tunable`` parameter between steps; it acts from the next step on.
-
-        The value goes through the parameter table (its entry's check and bounds, then the
-        cross-conditions with every other current value); the parts that use it take it
-        (:meth:`~hydrofmu.parts.Part.set_parameter`). States, memories and time are kept.
-
-        Returns
-        -------
-        The validated value.
-
-        Raises
-        ------
-        ConfigError
-            Unknown or ``fixed`` parameter, or a value the table refuses; nothing changed.
-        """
-        spec = self._specs().get(name)
-        if spec is None:
-            raise ConfigError(f"unknown parameter {name!r}", value=name)
-        if not spec.tunable:
-            raise ConfigError(f"parameter {name!r} is fixed: it cannot be changed after "
-                              "initialization", value=name)
-        values = validate_parameters(self.bodies, self.config, {**self.parameters, name: value},
-                                     self.extra_parts)
-        v = values[name]
-        taken = [part.set_parameter(name, v) for part in self.parts]
-        if not any(taken):  # pragma: no cover - a table entry without its part is a bug
-            raise ConfigError(f"no part of the model takes the tunable parameter {name!r}",
-                              value=name)
-        self.parameters = values
-        self._dirty = True
-        return v
-
-    def _specs(self) -> dict[str, ParameterSpec]:
-        if getattr(self, "_spec_cache", None) is None:
-            table = parameter_table(self.bodies, self.config, self.extra_parts)
-            self._spec_cache = {p.name: p for p in table}
-        return self._spec_cache
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
