@@ -82,7 +82,7 @@ BODY_KEYS = (
     "added_mass", "added_mass_frame", "orientation",
 )
 ADDED_MASS_FRAMES = ("body", "world")
-_SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints")
+_SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
 JOINT_KINDS = ("fixed", "planar", "prismatic")
 
 
@@ -212,6 +212,10 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     # Numbers are checked by the mooring's part when the model is built (see forces/).
     out["moorings"] = [dict(m) for m in moorings]
     out["joints"] = _parse_joints(data.get("joints", []), names)
+    if "ptos" in data:
+        from .forces.pto import check_pto_entries
+
+        out["ptos"] = check_pto_entries(data["ptos"], [b["name"] for b in out["bodies"]])
     return out
 
 

@@ -76,6 +76,7 @@ RUNTIME_MODULES: list[str] = [
     "moorings/lines.py",
     "moorings/equilibrium.py",
     "moorings/moordyn_input.py",
+    "tunable.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).

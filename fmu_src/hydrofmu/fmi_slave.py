@@ -189,6 +189,7 @@ class HydroSlave(Fmi2Slave):
         self._reals: list[float] = []
         self._real_kind: list[int] = []
         self._real_names: list[str] = []
+        self._tunable = {p.name for p in real_params if p.tunable}
         for p in real_params:
             self._add_real(p.name, float(p.start), _PARAMETER, p.description)
         self._in_lo = len(self._reals)
@@ -246,9 +247,10 @@ class HydroSlave(Fmi2Slave):
         self._real_kind.append(kind)
         self._real_names.append(name)
         if kind == _PARAMETER:
+            tunable = name in self._tunable
             extra = dict(
                 causality=Fmi2Causality.parameter,
-                variability=Fmi2Variability.fixed,
+                variability=Fmi2Variability.tunable if tunable else Fmi2Variability.fixed,
                 initial=Fmi2Initial.exact,
             )
         elif kind == _INPUT:
@@ -318,6 +320,25 @@ class HydroSlave(Fmi2Slave):
             )
         return message is not None
 
+    def _set_tunable(self, vr: int, name: str, value: float) -> None:
+        """Set the tunable Real parameter ``name``: stored before initialization ends;
+        while stepping validated by the parameter table and handed to the simulator, which
+        uses it from the next step on (a refused value is logged and the old one kept)."""
+        if self._refused("set_tunable", "Real"):
+            return
+        if self._phase != fsm.STEP_COMPLETE or self._sim is None:
+            self._reals[vr] = float(value)
+            return
+        try:
+            v = self._sim.set_parameter(name, float(value))
+        except (HydroFMUError, TypeError, ValueError) as exc:
+            self._error(f"{name} = {value!r} refused, it keeps its value "
+                        f"{self._reals[vr]!r}: {exc}")
+            return
+        self._reals[vr] = float(v)
+        self._sim_parameters = {**self._sim_parameters, name: float(v)}
+        self._inputs_dirty = True  # outputs such as a PTO's force change at once
+
     # ------------------------------------------------------------------ getters / setters
     def get_real(self, vrs: list[int]) -> list[float]:
         """Values of Real variables; unknown references give NaN and a logged error."""
@@ -353,7 +374,10 @@ class HydroSlave(Fmi2Slave):
                     reals[vr] = value
                     self._inputs_dirty = True
                 elif 0 <= vr < self._n_real and kinds[vr] == _PARAMETER:
-                    if self._refused_fixed(self._real_names[vr], "Real"):
+                    name = self._real_names[vr]
+                    if name in self._tunable:
+                        self._set_tunable(vr, name, value)
+                    elif self._refused_fixed(name, "Real"):
                         continue
                     else:
                         reals[vr] = float(value)

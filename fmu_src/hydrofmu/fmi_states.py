@@ -43,6 +43,7 @@ CALLS = {
     "get": "fmi2Get{type}",
     "set_parameter": "fmi2Set{type} (parameter)",
     "set_input": "fmi2Set{type} (input)",
+    "set_tunable": "fmi2Set{type} (tunable parameter)",
     "get_fmu_state": "fmi2GetFMUstate",
     "set_fmu_state": "fmi2SetFMUstate",
 }
@@ -59,10 +60,12 @@ ALLOWED: dict[str, frozenset[str]] = {
     # Getters: every state but "instantiated" (no values are computed yet). The values
     # returned there are the start values; the call is logged as an error all the same.
     "get": frozenset({INITIALIZATION_MODE, STEP_COMPLETE, STEP_FAILED, TERMINATED, ERROR}),
-    # Parameters (all fixed in this version): before initialization ends.
+    # Fixed parameters: before initialization ends.
     "set_parameter": frozenset({INSTANTIATED, INITIALIZATION_MODE}),
     # Inputs: also between steps.
     "set_input": frozenset({INSTANTIATED, INITIALIZATION_MODE, STEP_COMPLETE}),
+    # Tunable parameters: also between steps (they act from the next step on).
+    "set_tunable": frozenset({INSTANTIATED, INITIALIZATION_MODE, STEP_COMPLETE}),
     "get_fmu_state": _ANY_LIVE,
     "set_fmu_state": _ANY_LIVE,
 }

@@ -52,6 +52,10 @@ class ParameterSpec:
     check
         Turns a given value into the validated one or raises :class:`ConfigError` naming
         the parameter and the fix; ``None``: the type, bounds and choices only.
+    tunable
+        The model honours a change between steps (FMI ``variability="tunable"``; the part
+        that owns it takes it through :meth:`~hydrofmu.parts.Part.set_parameter`);
+        ``False``: ``fixed``, refused after initialization.
     """
 
     name: str
@@ -63,6 +67,7 @@ class ParameterSpec:
     min: float | int | None = None
     max: float | int | None = None
     check: Callable[[str, Any], Any] | None = None
+    tunable: bool = False
 
     def validate(self, value: Any) -> Any:
         """The validated value (see the class docstring): the entry's own check (its
@@ -139,7 +144,7 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "Wave model: none, regular, irregular, input", WAVE_TYPES),
         ParameterSpec("wave.height", "Real", float(w["height"]), "m",
                       "Regular: wave height H; irregular: significant wave height Hs",
-                      min=0.0, check=_non_negative),
+                      min=0.0, check=_non_negative, tunable=True),
         ParameterSpec("wave.period", "Real", float(w["period"]), "s",
                       "Regular: wave period T; irregular: peak period Tp", min=1e-3,
                       check=_positive),
@@ -149,7 +154,7 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "Seed of the irregular wave's random phases", min=0, max=INT_MAX),
         ParameterSpec("wave.ramp_time", "Real", float(w["ramp_time"]), "s",
                       "Duration of the half-cosine ramp of the excitation", min=0.0,
-                      check=_non_negative),
+                      check=_non_negative, tunable=True),
         ParameterSpec("wave.spectrum", "String", w["spectrum"], None,
                       "Irregular wave spectrum: jonswap or pm", SPECTRA),
         ParameterSpec("wave.gamma", "Real", float(w["gamma"]), "1",

@@ -200,6 +200,16 @@ class Part:
         """``(K, C, f0)`` if the force is ``f0 - K q - C v`` exactly, else ``None``."""
         return None
 
+    def set_parameter(self, name: str, value: Any) -> bool:
+        """Take the new value of a ``tunable`` parameter between steps.
+
+        ``value`` was validated by the parameter table (entry check, bounds, cross
+        conditions). The change takes effect from the next evaluation on; the states and
+        memories are kept. Returns ``True`` when the part uses the parameter (the
+        simulator refuses a tunable parameter no part takes).
+        """
+        return False
+
     # ---------------------------------------------------------------- states
     def initial_states(self) -> NDArray[np.float64]:
         """Initial value of the part's continuous states, shape (n_states,)."""

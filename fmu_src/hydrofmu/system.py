@@ -42,12 +42,13 @@ from .local_steps import StatePartition
 from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
 from .timeschemes import make_scheme
+from .tunable import Tunable
 
 #: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
 DIVERGENCE_LIMIT = 1.0e6
 
 
-class Simulator(ModelInterface):
+class Simulator(Tunable, ModelInterface):
     """Time-domain simulator of one or more bodies in waves.
 
     Parameters

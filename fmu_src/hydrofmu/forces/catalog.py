@@ -1,7 +1,8 @@
 """The registry of built-in parts and the list of parts a configuration asks for.
 
 Every body gets hydrostatics, radiation, the wave excitation, viscous damping and the PTO
-force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``.
+force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``,
+each ``[[ptos]]`` entry a ``pto.linear``.
 A new kind is one :class:`~hydrofmu.parts.Part` subclass and one :func:`register_part`
 line here (or in the user's code, before the simulator is built).
 """
@@ -16,6 +17,7 @@ from .hydrostatics import HydrostaticsPart
 from .joints import JOINTS
 from .linear_mooring import LinearMooring
 from .moordyn_mooring import MoorDynPart
+from .pto import LinearPto
 from .pto_input import PtoInputs
 from .radiation import RadiationPart
 from .viscous import ViscousPart
@@ -31,6 +33,7 @@ register_part("mooring.catenary", CatenaryPart)
 register_part("mooring.moordyn", MoorDynPart)
 for _kind, _cls in JOINTS.items():
     register_part(f"joint.{_kind}", _cls)
+register_part("pto.linear", LinearPto)
 
 #: Body force output channels every model has, in output order (zero when no part adds
 #: to them); a part with a new channel appends it.
@@ -54,4 +57,6 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
     for k, j in enumerate(config.get("joints") or []):
         parts.append((part_class(f"joint.{j['kind']}", f"joints[{k}]"), dict(j)))
+    for p in config.get("ptos") or []:  # checked by config.parse_config
+        parts.append((part_class("pto.linear", "ptos"), dict(p)))
     return parts

@@ -4,6 +4,13 @@ elevation in use as the output ``wave.elevation``.
 
 The FMU always has the input ``wave.elevation_input`` (m) and the output
 ``wave.elevation`` (m): ``wave.type`` is a parameter, the interface is fixed.
+
+``wave.height`` and ``wave.ramp_time`` are tunable: the internal wave's components are built
+once at the height given at initialization (1 m when it is 0) and scaled by
+``height / built height`` (the excitation is linear in the amplitude, so the wave's phases
+and spectrum shape are kept and the response scales); a new ramp time is used from the
+next step on, measured from the start of the run as before. For ``wave.type = input`` or
+``none`` the height is not used.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ class WaveExcitation(Part):
         self.dt = model.dt
         self.wave_type = p["wave.type"]
         self.ramp_time = float(p["wave.ramp_time"])
+        self.scale = 1.0  # wave.height / the height the components were built with
         self.direction = float(p["wave.direction"])
         self.preview_time = float(p["excitation.preview_time"])
         self.components: ExcitationFromComponents | None = None
@@ -70,6 +78,9 @@ class WaveExcitation(Part):
     def _build_components(self, model: ModelInfo) -> None:
         p = model.parameters
         height = float(p["wave.height"])
+        self.built_height = height if height > 0.0 else 1.0
+        self.scale = height / self.built_height
+        height = self.built_height
         period = float(p["wave.period"])
         if self.wave_type == "regular":
             wave: RegularWave | IrregularWave = RegularWave(
@@ -107,7 +118,7 @@ class WaveExcitation(Part):
             model.report.append(
                 f"irregular wave: {100 * frac:.3g} % of the spectrum's energy lies in the "
                 f"data's frequency range (Hs of the modelled sea "
-                f"{wave.hs * math.sqrt(frac):.4g} m)"
+                f"{self.scale * wave.hs * math.sqrt(frac):.4g} m)"
             )
 
     def _build_input(self, model: ModelInfo) -> None:
@@ -152,6 +163,16 @@ class WaveExcitation(Part):
                 "(a larger preview_time)"
             )
 
+    def set_parameter(self, name: str, value: Any) -> bool:
+        if name == "wave.height":
+            if self.components is not None:
+                self.scale = float(value) / self.built_height
+            return True
+        if name == "wave.ramp_time":
+            self.ramp_time = float(value)
+            return True
+        return False
+
     # ---------------------------------------------------------------- evaluation
     def _ramp(self, t: float, t0: float) -> float:
         """Half-cosine ramp of the excitation (same as :func:`waves.ramp`, scalar)."""
@@ -164,7 +185,7 @@ class WaveExcitation(Part):
 
     def force(self, ctx: Context) -> NDArray[np.float64] | None:
         if self.components is not None:
-            return self._ramp(ctx.t, ctx.t0) * self.components.force(ctx.t)
+            return (self.scale * self._ramp(ctx.t, ctx.t0)) * self.components.force(ctx.t)
         if self.from_input is not None:
             eta = float(ctx.u[self.input_slice][0])
             return self._ramp(ctx.t, ctx.t0) * self.from_input.force(ctx.s, eta)
@@ -172,7 +193,7 @@ class WaveExcitation(Part):
 
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         if self.components is not None:
-            eta = self._ramp(ctx.t, ctx.t0) * self.components.elevation(ctx.t)
+            eta = self.scale * self._ramp(ctx.t, ctx.t0) * self.components.elevation(ctx.t)
         elif self.from_input is not None:
             u = float(ctx.u[self.input_slice][0])
             eta = self._ramp(ctx.t, ctx.t0) * self.from_input.elevation(ctx.s, u)

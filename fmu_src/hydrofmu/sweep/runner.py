@@ -26,9 +26,11 @@ from .. import __version__
 from ..errors import ConfigError, ExportError, require
 from .stats import (
     annual_energy_production,
+    parameter_settings,
     plot_power_matrix,
     power_channels,
     power_matrix,
+    setting_label,
     write_power_matrix,
 )
 from .table import SeaStateTable, read_sea_states
@@ -372,17 +374,26 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
         summary.append(f"  sea state {i}: {ds['message'].values[i]}")
     files = []
     if power_channels(channels):
-        hs, tp, matrix = power_matrix(ds)
-        pm = output.with_name("power_matrix.csv")
-        files.append(write_power_matrix(hs, tp, matrix, pm))
-        if options.plot:
-            files.append(plot_power_matrix(hs, tp, matrix, output.with_suffix(".png")))
-        if "occurrence" in table.columns:
-            aep = annual_energy_production(ds)
-            ds.attrs["annual_energy_production_kWh"] = aep
-            summary.append(f"annual energy production: {aep:.6g} kWh "
-                           f"({float(np.sum(table.columns['occurrence'])):.6g} h/yr of "
-                           "occurrence)")
+        # One power matrix (and AEP) per setting of the parameter columns (e.g. each PTO
+        # damping of a damping sweep): averaging over settings would mean nothing.
+        settings = parameter_settings(table.columns, table.parameters)
+        for setting, rows in settings:
+            label = setting_label(setting) if len(settings) > 1 else ""
+            sub = ds.isel(sea_state=np.flatnonzero(rows))
+            hs, tp, matrix = power_matrix(sub)
+            pm = output.with_name(f"power_matrix{label}.csv")
+            files.append(write_power_matrix(hs, tp, matrix, pm))
+            if options.plot:
+                png = output.with_name(f"{output.stem}{label}.png")
+                files.append(plot_power_matrix(hs, tp, matrix, png))
+            if "occurrence" in table.columns:
+                aep = annual_energy_production(sub)
+                ds.attrs[f"annual_energy_production_kWh{label}"] = aep
+                hours = float(np.sum(table.columns["occurrence"][rows]))
+                where = (" with " + ", ".join(f"{k} = {v:.6g}" for k, v in setting.items())
+                         if label else "")
+                summary.append(f"annual energy production{where}: {aep:.6g} kWh "
+                               f"({hours:.6g} h/yr of occurrence)")
     elif options.plot:
         summary.append("no pto.<name>.power output: no power matrix to plot")
     _atomic_netcdf(ds, output)

@@ -7,6 +7,7 @@ Hs x Tp grid (the mean of the sea states sharing a cell); the annual energy prod
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,27 @@ def annual_energy_production(ds: Any) -> float:
     if np.any(~np.isfinite(power[used])):
         return float("nan")
     return float(np.sum(power[used] * hours[used]) / 1000.0)
+
+
+def parameter_settings(columns: dict[str, np.ndarray], names: Sequence[str]
+                       ) -> list[tuple[dict[str, Any], np.ndarray]]:
+    """The distinct combinations of the parameter columns ``names`` (e.g. a PTO damping
+    swept over the same sea states), each with the mask of its rows, in order of first
+    appearance; one combination (all rows) when ``names`` is empty."""
+    n = int(next(iter(columns.values())).size)
+    if not names:
+        return [({}, np.ones(n, dtype=bool))]
+    keys = [tuple(columns[c][i].item() for c in names) for i in range(n)]
+    out = []
+    for key in dict.fromkeys(keys):
+        mask = np.array([k == key for k in keys])
+        out.append((dict(zip(names, key, strict=True)), mask))
+    return out
+
+
+def setting_label(setting: dict[str, Any]) -> str:
+    """``"_pto.float.damping=1e+05"`` for file names; ``""`` for no setting."""
+    return "".join(f"_{k}={v:.6g}" for k, v in setting.items())
 
 
 def write_power_matrix(hs: np.ndarray, tp: np.ndarray, matrix: np.ndarray,
