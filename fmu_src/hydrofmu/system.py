@@ -12,9 +12,8 @@ step's acceleration). The constraints (``constraints.py``) reduce the coordinate
 reaction is reported as ``F_constraint``. The state vector is ``[q_r, v_r, x_1, x_2...]``
 with ``x_k`` the continuous states of part k.
 
-:class:`Simulator` knows nothing of FMI: the FMU face (``fmi_slave.py``) calls
-:meth:`Simulator.set_input_vector`, :meth:`Simulator.step` and
-:meth:`Simulator.output_vector`.
+:class:`Simulator` knows nothing of FMI: the FMU face (``fmi_slave.py``) calls its
+``set_input_vector``, ``step`` and ``output_vector``.
 """
 
 from __future__ import annotations
@@ -298,19 +297,14 @@ class Simulator(Tunable, ModelInterface):
     def step(self, t: float, h: float) -> None:
         """Advance from ``t`` to ``t + h`` (s) with internal steps of at most ``dt``.
 
-        Raises
-        ------
-        InputError
-            A non-finite input; nothing is changed.
-        IntegrationError
-            A non-finite or diverging state; the state is restored to ``t``.
+        Raises :class:`InputError` for a non-finite input (nothing changed) and
+        :class:`IntegrationError` for a non-finite or diverging state (restored to ``t``).
         """
         if not (math.isfinite(h) and h > 0.0):
             raise IntegrationError(f"communication step must be > 0, got {h!r}", value=h)
         if abs(t - self.time) > 1e-9 * max(1.0, abs(t)) + 1e-12:
             raise IntegrationError(
-                f"doStep from t = {t!r} s but the model is at t = {self.time!r} s",
-                value=t,
+                f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
             )
         self._check_inputs()
         saved = self.get_state()
@@ -340,7 +334,7 @@ class Simulator(Tunable, ModelInterface):
                 raise IntegrationError(
                     f"the solution diverges at t = {t_next:.6g} s with time scheme '"
                     f"{self.scheme.label}' (h = {h:.3g} s, |state| = {np.max(np.abs(y_new)):.3g}"
-                    f" > {DIVERGENCE_LIMIT:g}); use a smaller max_internal_step or an implicit "
+                    f" > {DIVERGENCE_LIMIT:g}); reduce max_internal_step or use an implicit "
                     "scheme (e.g. midpoint5), and check the mass, stiffness and damping data",
                     value=t_next)
             self.y = y_new
