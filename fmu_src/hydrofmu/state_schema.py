@@ -167,12 +167,20 @@ def sim_problem(
     """
     n = len(SIM_PREFIX)
     given = {k[n:]: v for k, v in state.items() if k.startswith(SIM_PREFIX)}
-    missing = sorted(set(template) - set(given))
+    # A time scheme's memory comes and goes with its history (empty after a start or a
+    # restart): its entries are checked for type and finiteness, not for presence.
+    missing = sorted(k for k in set(template) - set(given) if not k.startswith(GROWING_PREFIX))
     if missing:
         return f"the FMU state lacks the simulator entries {missing}"
-    extra = sorted(set(given) - set(template))
+    extra = sorted(k for k in set(given) - set(template) if not k.startswith(GROWING_PREFIX))
     if extra:
         return f"the FMU state has unknown simulator entries {extra}"
+    for key in sorted(set(given) - set(template)):
+        value = given[key]
+        if not (isinstance(value, np.ndarray) and value.dtype.kind in "fiu"):
+            return f"the FMU state's entry '{SIM_PREFIX + key}' is not a numeric array"
+        if value.dtype.kind == "f" and not np.all(np.isfinite(value)):
+            return f"the FMU state's entry '{SIM_PREFIX + key}' has non-finite values"
     for key, ref in template.items():
         ref = np.asarray(ref)
         kind = "f" if ref.dtype.kind == "f" else "i" if ref.dtype.kind in "iu" else ref.dtype.kind
