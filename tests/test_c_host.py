@@ -27,7 +27,7 @@ import fmpy
 import numpy as np
 import pytest
 
-from hydrofmu import export
+from hydrofmu import bundle
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
 from hydrofmu.native import needed_libraries, shared_libpython
@@ -45,7 +45,7 @@ DT, STEPS, F_PTO = 0.05, 200, 2.0e4  # s, -, N (a heave push well above round-of
 #: 11-23: 1 exit 0 in 6 runs); with a numpy-only run time and the guard, 6 of 6 exit 0.
 #: Issue 7 item 1 (another branch) removes scipy; this marker then goes away by itself and
 #: the assertion holds in full.
-SCIPY_AT_RUN_TIME = "scipy" in export.RUNTIME_DEPENDENCIES
+SCIPY_AT_RUN_TIME = "scipy" in bundle.RUNTIME_DEPENDENCIES
 exit_xfail = pytest.mark.xfail(
     SCIPY_AT_RUN_TIME,
     reason="the run time still imports scipy, whose finalization corrupts the heap in a "

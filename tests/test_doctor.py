@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu import export
+from hydrofmu import bundle
 from hydrofmu.cli import main
 from hydrofmu.config import default_config
 from hydrofmu.doctor import diagnose
@@ -47,7 +47,7 @@ def test_plain_fmu_report_gives_the_preload_line(fmus: dict[str, Path]) -> None:
     assert str(Path(sys.executable).parent) in d.commands[0]
     texts = " | ".join(f.text for f in d.findings)
     assert "binaries: linux64" in texts and "numpy " in texts
-    assert ("imports scipy" in texts) == ("scipy" in export.RUNTIME_DEPENDENCIES)
+    assert ("imports scipy" in texts) == ("scipy" in bundle.RUNTIME_DEPENDENCIES)
 
 
 def test_linked_fmu_needs_no_preload(fmus: dict[str, Path]) -> None:

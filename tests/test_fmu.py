@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 
 from hydrofmu import export
+from hydrofmu.bundle import check_runtime_imports
 from hydrofmu.config import default_config
 from hydrofmu.errors import ExportError
 from hydrofmu.export import (
     build_fmu,
-    check_runtime_imports,
     model_name_problem,
     resource_path_problem,
     sanitize_model_name,

@@ -1,12 +1,12 @@
 """The mooring modules that run inside the FMU import only numpy, the standard library and
-each other, so that the lead can add them to ``export.RUNTIME_MODULES`` as they are."""
+each other, so that the lead can add them to ``bundle.RUNTIME_MODULES`` as they are."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import hydrofmu
-from hydrofmu.export import RUNTIME_MODULES, _runtime_sources, check_runtime_imports
+from hydrofmu.bundle import RUNTIME_MODULES, _runtime_sources, check_runtime_imports
 
 MOORING_RUNTIME = [
     "moorings/catenary.py",

@@ -20,8 +20,9 @@ import pytest
 from scipy import integrate
 
 from hydrofmu import waves
+from hydrofmu.bundle import RUNTIME_DEPENDENCIES
 from hydrofmu.config import default_config
-from hydrofmu.export import RUNTIME_DEPENDENCIES, build_fmu
+from hydrofmu.export import build_fmu
 
 pytestmark = pytest.mark.fmu
 

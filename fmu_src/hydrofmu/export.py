@@ -15,8 +15,6 @@ class name and binary name) is ``model_name``.
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 import keyword
 import os
@@ -32,62 +30,17 @@ from typing import Any
 from urllib.parse import quote
 
 from . import __version__
+from .bundle import PACKAGE_PREFIX, stage_runtime_package
 from .errors import ExportError
 from .model_description import finalize_model_description, rewrite_model_description
 
 #: Root of the package whose run-time modules are bundled.
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
-#: Run-time modules copied into every FMU, relative to :data:`PACKAGE_ROOT` (globs
-#: allowed). ``__init__.py`` files are generated, not copied: run-time modules import
-#: from modules, never from a package's ``__init__``.
-RUNTIME_MODULES: list[str] = [
-    "loader.py",
-    "errors.py",
-    "hydrodata/model.py",
-    "hydrodata/checks.py",
-    "hydrodata/multibody.py",
-    "hydrodata/store.py",
-    "kernels.py",
-    "irf_duration.py",
-    "irf_checks.py",
-    "waves.py",
-    "bodies.py",
-    "forces/*.py",
-    "parameters.py",
-    "parts.py",
-    "layout.py",
-    "constraints.py",
-    "system.py",
-    "timeschemes.py",
-    "schemes/*.py",
-    "fmi_names.py",
-    "fmi_state.py",
-    "fmi_workarounds.py",
-    "fmi_slave.py",
-    "fmi_states.py",
-    "parameter_checks.py",
-    "state_schema.py",
-    "work_limits.py",
-    "local_steps.py",
-    "moorings/catenary.py",
-    "moorings/quasistatic.py",
-    "moorings/frames.py",
-    "moorings/lines.py",
-    "moorings/equilibrium.py",
-    "moorings/moordyn_input.py",
-    "tunable.py",
-]
-
-#: Third-party packages the run-time modules may import (besides the standard library).
-#: No scipy: a C host crashes at exit when scipy was imported in the FMU (issue 7).
-RUNTIME_DEPENDENCIES: frozenset[str] = frozenset({"numpy", "pythonfmu"})
 
 #: Payload file name inside ``resources`` (must match ``fmi_slave.MODEL_FILE``).
 MODEL_FILE = "model.npz"
 
-#: Prefix of the bundled package's name.
-PACKAGE_PREFIX = "_hydrofmu_"
 
 _MODEL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _MAX_MODEL_NAME = 64
@@ -150,129 +103,6 @@ def resource_path_problem(directory: str | Path) -> str | None:
         "in the resource URI, so an FMU unpacked there cannot find its resources and the "
         "importer crashes; use a path of ASCII letters, digits, spaces and _.-~"
     )
-
-
-# ---------------------------------------------------------------------------- bundle
-def _runtime_sources(root: Path, patterns: Sequence[str]) -> dict[str, bytes]:
-    """Relative POSIX path -> content of every run-time module."""
-    files: dict[str, bytes] = {}
-    for pattern in patterns:
-        matches = sorted(p for p in root.glob(pattern) if p.is_file())
-        if not matches:
-            raise ExportError(
-                f"run-time module '{pattern}' is missing from {root}; the FMU cannot be built",
-                value=pattern,
-            )
-        for path in matches:
-            rel = path.relative_to(root).as_posix()
-            if path.name != "__init__.py":
-                files[rel] = path.read_bytes()
-    return files
-
-
-def check_runtime_imports(files: dict[str, bytes]) -> None:
-    """Check that bundled modules import only each other (relatively), stdlib and numpy.
-
-    Parameters
-    ----------
-    files
-        Relative POSIX path (``"forces/radiation.py"``) -> source, the whole bundle.
-
-    Raises
-    ------
-    ExportError
-        Listing every offending import: an absolute import of ``hydrofmu`` or of a
-        package that is not a run-time dependency, a relative import of a module that is
-        not bundled (a build-time module), or a name imported from a package (the
-        bundled ``__init__`` files are empty).
-    """
-    modules = {tuple(rel[:-3].split("/")) for rel in files}
-    packages = {m[:i] for m in modules for i in range(len(m))}
-    allowed = set(sys.stdlib_module_names) | RUNTIME_DEPENDENCIES | {"__future__"}
-    problems = []
-    for rel, source in files.items():
-        package = tuple(rel[:-3].split("/"))[:-1]
-        try:
-            tree = ast.parse(source, filename=rel)
-        except SyntaxError as exc:
-            problems.append(f"{rel}: syntax error: {exc}")
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    top = alias.name.split(".")[0]
-                    if top not in allowed:
-                        problems.append(f"{rel}:{node.lineno}: 'import {alias.name}'")
-            elif isinstance(node, ast.ImportFrom):
-                if node.level == 0:
-                    top = (node.module or "").split(".")[0]
-                    if top not in allowed:
-                        problems.append(f"{rel}:{node.lineno}: 'from {node.module} import ...'")
-                    continue
-                if node.level - 1 > len(package):
-                    problems.append(f"{rel}:{node.lineno}: relative import beyond the package")
-                    continue
-                base = package[: len(package) - (node.level - 1)]
-                target = base + (tuple(node.module.split(".")) if node.module else ())
-                dots = "." * node.level + (node.module or "")
-                if target in modules:
-                    continue
-                if target in packages:
-                    for alias in node.names:
-                        if (*target, alias.name) not in modules:
-                            problems.append(
-                                f"{rel}:{node.lineno}: 'from {dots} import {alias.name}' "
-                                "imports from a package __init__ (import from the module)"
-                            )
-                    continue
-                problems.append(
-                    f"{rel}:{node.lineno}: 'from {dots} import ...': "
-                    f"'{'/'.join(target)}.py' is not a run-time module"
-                )
-    if problems:
-        raise ExportError(
-            "run-time modules must import only each other with relative imports, the "
-            "standard library and numpy (docs/ARCHITECTURE.md); offending imports:\n  "
-            + "\n  ".join(problems),
-            value=problems,
-        )
-
-
-def bundle_hash(files: dict[str, bytes]) -> str:
-    """Short content hash of the bundled code (10 hex digits)."""
-    digest = hashlib.sha256(__version__.encode())
-    for rel in sorted(files):
-        digest.update(rel.encode() + b"\0" + files[rel] + b"\0")
-    return digest.hexdigest()[:10]
-
-
-def stage_runtime_package(
-    destination: Path,
-    *,
-    root: Path | None = None,
-    patterns: Sequence[str] | None = None,
-) -> str:
-    """Copy the run-time modules into ``destination/_hydrofmu_<hash>``; return its name."""
-    root = PACKAGE_ROOT if root is None else Path(root)
-    files = _runtime_sources(root, RUNTIME_MODULES if patterns is None else patterns)
-    check_runtime_imports(files)
-    name = PACKAGE_PREFIX + bundle_hash(files)
-    target = destination / name
-    target.mkdir(parents=True)
-    for rel, content in files.items():
-        path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(content)
-    for package in sorted({p for p in target.rglob("*") if p.is_dir()} | {target}):
-        init = package / "__init__.py"
-        if package == target:
-            init.write_text(
-                f'"""hydrofmu {__version__} run-time package bundled in an FMU '
-                f'(generated by hydrofmu.export; do not edit)."""\n'
-            )
-        else:
-            init.write_text('"""Bundled run-time subpackage (generated)."""\n')
-    return name
 
 
 _SCRIPT = '''"""FMU slave '{model_name}' generated by hydrofmu {version} (do not edit)."""
@@ -433,7 +263,7 @@ def build_fmu(
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
-        package = stage_runtime_package(staging)
+        package = stage_runtime_package(staging, root=PACKAGE_ROOT)
         save_model(staging / MODEL_FILE, {"bodies": list(bodies), "config": config})
         script_module = f"{model_name}_{package[len(PACKAGE_PREFIX) :]}"
         script = staging / f"{script_module}.py"

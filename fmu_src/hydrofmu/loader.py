@@ -1,6 +1,6 @@
 """What the FMU's slave script runs first, so that non-Python hosts load and leave it cleanly.
 
-This module is run time (bundled in every FMU, see :data:`hydrofmu.export.RUNTIME_MODULES`)
+This module is run time (bundled in every FMU, see :data:`hydrofmu.bundle.RUNTIME_MODULES`)
 and is imported by the generated slave script before anything else, so it uses nothing but
 modules that are built into the interpreter or written in Python (no extension module may
 load before :func:`promote_libpython` ran). It holds two measured workarounds for
