@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from hydrofmu import waves
+from hydrofmu import spectra
 from hydrofmu.bundle import RUNTIME_DEPENDENCIES
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
@@ -114,9 +114,9 @@ def test_jonswap_normalisation_matches_adaptive_quadrature(gamma: float) -> None
 
     def f(x: float) -> float:
         xa = np.array([x])
-        return float((waves._pm_shape(xa) * waves._jonswap_peak(xa, gamma))[0])
+        return float((spectra._pm_shape(xa) * spectra._jonswap_peak(xa, gamma))[0])
 
     lo, _ = integrate.quad(f, 0.0, 1.0, epsabs=0.0, epsrel=1e-13, limit=400)
     hi, _ = integrate.quad(f, 1.0, np.inf, epsabs=0.0, epsrel=1e-13, limit=400)
     # quad's own tolerance is 1e-13 relative; both rules converge to round-off.
-    assert waves.jonswap_normalisation(gamma) == pytest.approx(1.0 / (lo + hi), rel=1e-12)
+    assert spectra.jonswap_normalisation(gamma) == pytest.approx(1.0 / (lo + hi), rel=1e-12)

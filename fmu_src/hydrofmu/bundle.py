@@ -30,6 +30,7 @@ RUNTIME_MODULES: list[str] = [
     "irf_duration.py",
     "irf_checks.py",
     "waves.py",
+    "spectra.py",
     "bodies.py",
     "forces/*.py",
     "parameters.py",
