@@ -11,6 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hydrofmu.model_description import finalize_model_description, rewrite_model_description
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -35,7 +37,20 @@ def build_controller(destination: str | Path) -> Path:
         finally:
             sys.path[:] = path_before
             sys.modules.pop("pto_controller", None)
-    return Path(built)
+    built = Path(built)
+    # pythonfmu writes no units and an empty InitialUnknowns (fmpy validate refuses it):
+    # declare the units and the force's direct dependence on the two velocity inputs.
+    units = {
+        "velocity": "m/s", "velocity_ref": "m/s", "damping": "N.s/m", "kp": "N.s/m",
+        "ki": "N/m", "force_limit": "N", "integral": "m", "force": "N",
+    }
+    rewrite_model_description(
+        built,
+        lambda xml: finalize_model_description(
+            xml, units=units, dependencies={"force": ["velocity", "velocity_ref"]}
+        ),
+    )
+    return built
 
 
 if __name__ == "__main__":

@@ -10,7 +10,10 @@
 Each route prints nothing and writes ``{"time": [...], "heave": [...]}`` as JSON:
 
     python examples/controller/routes.py ROUTE BODY.fmu CONTROLLER.fmu OUT.json \
-        [--dt 0.05] [--stop 120] [--damping 2e5]
+        [--dt 0.05] [--stop 120] [--damping 2e5] [--pi KP KI]
+
+``--pi KP KI`` (N s/m, N/m) runs the controller in PI mode, set point 0; only the
+``jacobi`` and ``gauss-seidel`` routes take it.
 
 Run each route in its own process (as the tests do): two Python FMUs in one process are
 fine, but a crash of one importer should not take the others with it.
@@ -69,10 +72,16 @@ def run_loop(body: Path, controller: Path, dt: float, stop: float, damping: floa
 
 
 def run_master(
-    body: Path, controller: Path, dt: float, stop: float, damping: float, algorithm: str
+    body: Path, controller: Path, dt: float, stop: float, damping: float, algorithm: str,
+    pi_gains: tuple[float, float] | None = None,
 ) -> dict:
+    """The project's master; ``pi_gains = (kp, ki)`` runs the controller in PI mode
+    (velocity set point 0: ``F = -kp v - ki x`` with the integral from the start)."""
     from hydrofmu.master import FixedStepMaster
 
+    values: dict[str, float] = {"damping": damping}
+    if pi_gains is not None:
+        values.update(mode=1, kp=pi_gains[0], ki=pi_gains[1])
     master = FixedStepMaster(
         fmus={"body": body, "pto": controller},
         connections=[
@@ -82,7 +91,7 @@ def run_master(
         step_size=dt,
         algorithm=algorithm,
         order=["pto", "body"],
-        start_values={"pto": {"damping": damping}},
+        start_values={"pto": values},
     )
     result = master.run(stop, record=[f"body.{BODY_HEAVE}"])
     return {"time": result["time"].tolist(), "heave": result[f"body.{BODY_HEAVE}"].tolist()}
@@ -249,10 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dt", type=float, default=0.05, help="communication step, s")
     parser.add_argument("--stop", type=float, default=120.0, help="stop time, s")
     parser.add_argument("--damping", type=float, default=2.0e5, help="c, N s/m")
+    parser.add_argument("--pi", type=float, nargs=2, metavar=("KP", "KI"),
+                        help="PI mode with gains KP (N s/m) and KI (N/m), set point 0")
     args = parser.parse_args(argv)
-    result = ROUTES[args.route](
-        args.body.absolute(), args.controller.absolute(), args.dt, args.stop, args.damping
-    )
+    route = ROUTES[args.route]
+    common = (args.body.absolute(), args.controller.absolute(), args.dt, args.stop, args.damping)
+    if args.pi is not None:
+        if args.route not in ("jacobi", "gauss-seidel"):
+            parser.error(f"--pi needs the jacobi or gauss-seidel route, not {args.route!r}")
+        result = run_master(*common, algorithm=args.route, pi_gains=tuple(args.pi))
+    else:
+        result = route(*common)
     args.out.write_text(json.dumps(result))
     return 0
 

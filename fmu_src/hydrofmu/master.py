@@ -59,6 +59,8 @@ class _Instance:
             modelIdentifier=self.md.coSimulation.modelIdentifier,
             instanceName=name,
         )
+        self.instantiated = False
+        self.initialized = False
 
     def variable(self, name: str, causality: str) -> Any:
         var = self.vars.get(name)
@@ -78,9 +80,37 @@ class _Instance:
             )
         return var
 
+    def set_start(self, name: str, value: float | int | bool | str) -> None:
+        """Set a start value with the setter of the variable's type (in init mode)."""
+        var = self.vars.get(name)
+        if var is None:
+            raise ConfigError(f"FMU instance '{self.name}' has no variable '{name}'", value=name)
+        vr = [var.valueReference]
+        if var.type == "Real":
+            self.fmu.setReal(vr, [float(value)])
+        elif var.type in ("Integer", "Enumeration"):
+            if isinstance(value, bool) or float(value) != int(value):
+                raise ConfigError(
+                    f"start value of '{self.name}.{name}' ({var.type}) must be an integer, "
+                    f"got {value!r}", value=value)
+            self.fmu.setInteger(vr, [int(value)])
+        elif var.type == "Boolean":
+            if not isinstance(value, bool):
+                raise ConfigError(
+                    f"start value of '{self.name}.{name}' (Boolean) must be true or false, "
+                    f"got {value!r}", value=value)
+            self.fmu.setBoolean(vr, [value])
+        else:
+            self.fmu.setString(vr, [str(value)])
+
     def close(self) -> None:
-        self.fmu.terminate()
-        self.fmu.freeInstance()
+        # Only the calls the FMI state machine allows: terminate after initialization,
+        # free an instantiated component (a NULL component crashes some wrappers).
+        if self.initialized:
+            self.fmu.terminate()
+        if self.instantiated:
+            self.fmu.freeInstance()
+        self.instantiated = self.initialized = False
         shutil.rmtree(self.unzipdir, ignore_errors=True)
 
 
@@ -111,7 +141,8 @@ class FixedStepMaster:
     order
         Instance names in stepping order (Gauss-Seidel); default: the order of ``fmus``.
     start_values
-        Instance name -> {variable name: value}, set in initialization mode.
+        Instance name -> {variable name: value}, set in initialization mode with the
+        setter of the variable's type (Real, Integer, Boolean, String).
     feedthrough_passes
         How many times the connections are passed at one communication point (2 covers
         a loop through one direct-feedthrough FMU).
@@ -131,7 +162,7 @@ class FixedStepMaster:
         step_size: float,
         algorithm: str = "jacobi",
         order: Sequence[str] | None = None,
-        start_values: Mapping[str, Mapping[str, float]] | None = None,
+        start_values: Mapping[str, Mapping[str, float | int | bool | str]] | None = None,
         feedthrough_passes: int = 2,
     ) -> None:
         if algorithm not in ALGORITHMS:
@@ -205,11 +236,13 @@ class FixedStepMaster:
             for name in self.order:
                 inst = self.instances[name]
                 inst.fmu.instantiate(loggingOn=False)
+                inst.instantiated = True
                 inst.fmu.setupExperiment(startTime=0.0)
                 inst.fmu.enterInitializationMode()
                 for var, value in self._start_values.get(name, {}).items():
-                    inst.fmu.setReal([inst.variable(var, "").valueReference], [float(value)])
+                    inst.set_start(var, value)
                 inst.fmu.exitInitializationMode()
+                inst.initialized = True
             self._exchange()
             n = round(stop_time / self.step_size)
             h = self.step_size
