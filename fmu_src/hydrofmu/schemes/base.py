@@ -116,3 +116,27 @@ class TimeScheme:
     def reset(self) -> None:
         """Forget every memory: the next step starts the scheme afresh."""
         self.set_state({})
+
+
+class CarriedDerivative(TimeScheme):
+    """A scheme that carries the last step's final derivative into the next step.
+
+    Memory: ``d`` (that derivative, shape (n,)) and ``t`` (the time it belongs to, s);
+    none before the first step. Subclasses set ``self._d, self._t`` after a good step.
+    """
+
+    def __init__(self) -> None:
+        self._d: NDArray[np.float64] | None = None
+        self._t = 0.0
+
+    def get_state(self) -> dict[str, NDArray[np.float64]]:
+        if self._d is None:
+            return {}
+        return {"d": self._d.copy(), "t": np.array([self._t])}
+
+    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
+        if "d" in state:
+            self._d = np.array(state["d"], dtype=float)
+            self._t = float(np.asarray(state["t"])[0])
+        else:
+            self._d = None

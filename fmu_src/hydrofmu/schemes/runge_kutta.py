@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import RHS, TimeScheme
+from .base import RHS, CarriedDerivative, TimeScheme
 
 
 class ExplicitRungeKutta(TimeScheme):
@@ -127,7 +127,7 @@ class RK4(ExplicitRungeKutta):
     C = np.array([0.0, 0.5, 0.5, 1.0])
 
 
-class Heun(TimeScheme):
+class Heun(CarriedDerivative):
     """MoorDyn's Heun predictor-corrector: one evaluation per step, second order here.
 
     Memory: ``d`` (the derivative of the last step's corrector, shape (n,)) and ``t``
@@ -137,10 +137,6 @@ class Heun(TimeScheme):
 
     name = "heun"
     order = 2
-
-    def __init__(self) -> None:
-        self._d: NDArray[np.float64] | None = None
-        self._t = 0.0
 
     def _step_impl(
         self, f: RHS, t: float, y: NDArray[np.float64], h: float
@@ -153,18 +149,6 @@ class Heun(TimeScheme):
         if np.all(np.isfinite(y_new)):
             self._d, self._t = d1, t + h
         return y_new
-
-    def get_state(self) -> dict[str, NDArray[np.float64]]:
-        if self._d is None:
-            return {}
-        return {"d": self._d.copy(), "t": np.array([self._t])}
-
-    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
-        if "d" in state:
-            self._d = np.array(state["d"], dtype=float)
-            self._t = float(np.asarray(state["t"])[0])
-        else:
-            self._d = None
 
 
 RUNGE_KUTTA: tuple[type[ExplicitRungeKutta], ...] = (Euler, TrapezoidRK2, RK2, RK3, RK4)

@@ -53,10 +53,10 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import RHS, TimeScheme
+from .base import RHS, CarriedDerivative
 
 
-class SemiImplicit(TimeScheme):
+class SemiImplicit(CarriedDerivative):
     """MoorDyn's relaxed fixed-point iteration on the derivative, N evaluations a step.
 
     Parameters
@@ -82,9 +82,8 @@ class SemiImplicit(TimeScheme):
     def __init__(self, *, substeps: int) -> None:
         if isinstance(substeps, bool) or not isinstance(substeps, int) or substeps < 1:
             raise ValueError(f"substeps must be an integer >= 1, got {substeps!r}")
+        super().__init__()
         self.substeps = substeps
-        self._d: NDArray[np.float64] | None = None
-        self._t = 0.0
         #: Last step's |g - z| / max(|g|, tiny) before the final iteration (diagnostics).
         self.last_residual = 0.0
 
@@ -140,18 +139,6 @@ class SemiImplicit(TimeScheme):
 
     def _begin(self) -> None:
         """Hook: reset per-step iteration memory."""
-
-    def get_state(self) -> dict[str, NDArray[np.float64]]:
-        if self._d is None:
-            return {}
-        return {"d": self._d.copy(), "t": np.array([self._t])}
-
-    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
-        if "d" in state:
-            self._d = np.array(state["d"], dtype=float)
-            self._t = float(np.asarray(state["t"])[0])
-        else:
-            self._d = None
 
 
 class BackwardEuler(SemiImplicit):
