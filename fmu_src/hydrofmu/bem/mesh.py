@@ -108,7 +108,9 @@ def build_bodies(spec: BEMSpec) -> tuple[Any, Any]:
     mesh = make_mesh(spec)
     check_mesh(mesh, where=f"the mesh of [bem] body {spec.name!r}")
     lid = None
-    if spec.lid and mesh.nb_edges_waterline > 0:
+    # The waterline of the immersed part: a closed mesh whose panels straddle z = 0 (an odd
+    # number of panels along a sphere's meridian) has no edge at z = 0 before clipping.
+    if spec.lid and mesh.immersed_part().nb_edges_waterline > 0:
         lid = mesh.generate_lid(z=0.0)
     closed = cpt.FloatingBody(
         mesh=mesh,

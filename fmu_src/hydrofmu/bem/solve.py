@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import xarray as xr
 
 from ..errors import HydroDataError, require
 from .mesh import build_bodies
 from .spec import BEMSpec
+from .symmetry import symmetric_body, uses_axial
 
 
 class _Progress:
@@ -150,7 +152,20 @@ def assemble(spec: BEMSpec, results: list[Any], closed: Any, immersed: Any, *,
         attributes and no creation time stamp (reproducible files).
     """
     cpt = require("capytaine", "bem")
-    ds = cpt.assemble_dataset(results, hydrostatics=True)
+    # The hydrostatics of the merged immersed body (Capytaine 3.0 cannot compute them on a
+    # symmetric mesh, and the solved body may be one).
+    ds = cpt.assemble_dataset(results, hydrostatics=False)
+    hydrostatics = cpt.io.xarray.compute_hydrostatics_dataset(
+        immersed, rho=ds.coords["rho"].values, g=ds.coords["g"].values,
+        only_dofs=ds.coords["radiating_dof"].values.astype(str).tolist())
+    hydrostatics = hydrostatics.assign_coords(
+        radiating_dof=ds.coords["radiating_dof"].to_index(),
+        influenced_dof=ds.coords["influenced_dof"].to_index())
+    ds = xr.merge([ds, hydrostatics], compat="no_conflicts", join="outer")
+    for var in set(ds) | set(ds.coords):
+        if var in cpt.io.xarray.VARIABLES_ATTRIBUTES:
+            ds[var].attrs.update(cpt.io.xarray.VARIABLES_ATTRIBUTES[var])
+    solved = results[0].body
     ds.attrs.pop("creation_of_dataset", None)  # a time stamp would make every file different
     inertia = closed.compute_rigid_body_inertia(rho=spec.rho)
     stiffness = immersed.compute_hydrostatic_stiffness(rho=spec.rho, g=spec.g)
@@ -176,8 +191,10 @@ def assemble(spec: BEMSpec, results: list[Any], closed: Any, immersed: Any, *,
         "source": source,
         "time_convention": "exp(-i omega t) (Capytaine): conjugate for exp(+i omega t)",
         "bem_method": spec.method,
-        "hull_panels": int(immersed.mesh.nb_faces),
-        "lid_panels": int(immersed.lid_mesh.nb_faces) if immersed.lid_mesh is not None else 0,
+        "hull_panels": int(solved.mesh.nb_faces),
+        "lid_panels": int(solved.lid_mesh.nb_faces) if solved.lid_mesh is not None else 0,
+        "bem_symmetry": (f"axial ({solved.mesh.n} sectors)"
+                         if hasattr(solved.mesh, "wedge") else "none"),
         "bem_body": repr(body),
         "excitation_at_zero_and_infinite_frequency": "NaN (not solved)",
     })
@@ -213,7 +230,8 @@ def run_bem(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu be
     cpt = require("capytaine", "bem")
     cpt.set_logging("WARNING")
     closed, immersed = build_bodies(spec)
-    results = solve(spec, immersed, progress=progress)
+    solved = symmetric_body(spec) if uses_axial(spec) else immersed
+    results = solve(spec, solved, progress=progress)
     return assemble(spec, results, closed, immersed, source=source)
 
 
