@@ -31,7 +31,7 @@ part; no ``mass`` is handed to Capytaine, so the mass is rho times the displaced
 from .mesh import build_bodies, check_mesh, make_mesh
 from .solve import assemble, bem_to_file, radiation_omegas, run_bem, solve, write_netcdf
 from .spec import BEM_KEYS, BEMSpec, load_bem, parse_bem
-from .symmetry import SYMMETRIES, symmetric_body, uses_axial
+from .symmetry import SYMMETRIES, symmetric_body, symmetric_engine, uses_axial
 
 __all__ = [
     "BEM_KEYS",
@@ -48,6 +48,7 @@ __all__ = [
     "run_bem",
     "solve",
     "symmetric_body",
+    "symmetric_engine",
     "uses_axial",
     "write_netcdf",
 ]

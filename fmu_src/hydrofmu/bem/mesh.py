@@ -94,8 +94,16 @@ def check_mesh(mesh: Any, *, where: str = "the mesh", rtol: float = 0.02) -> flo
     return mean
 
 
-def build_bodies(spec: BEMSpec) -> tuple[Any, Any]:
+def build_bodies(spec: BEMSpec, *, with_lid: bool = True) -> tuple[Any, Any]:
     """The closed body (for the inertia) and its immersed part with the lid (for the BEM).
+
+    Parameters
+    ----------
+    spec
+        The validated table.
+    with_lid
+        Generate Capytaine's lid when ``spec.lid`` (False: the bodies serve only the
+        inertia and the hydrostatics, the BEM solves another body).
 
     Returns
     -------
@@ -110,7 +118,7 @@ def build_bodies(spec: BEMSpec) -> tuple[Any, Any]:
     lid = None
     # The waterline of the immersed part: a closed mesh whose panels straddle z = 0 (an odd
     # number of panels along a sphere's meridian) has no edge at z = 0 before clipping.
-    if spec.lid and mesh.immersed_part().nb_edges_waterline > 0:
+    if with_lid and spec.lid and mesh.immersed_part().nb_edges_waterline > 0:
         lid = mesh.generate_lid(z=0.0)
     closed = cpt.FloatingBody(
         mesh=mesh,

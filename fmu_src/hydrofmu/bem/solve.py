@@ -17,7 +17,7 @@ import xarray as xr
 from ..errors import HydroDataError, require
 from .mesh import build_bodies
 from .spec import BEMSpec
-from .symmetry import symmetric_body, uses_axial
+from .symmetry import symmetric_body, symmetric_engine, uses_axial
 
 
 class _Progress:
@@ -59,7 +59,7 @@ def radiation_omegas(spec: BEMSpec) -> list[float]:
 
 
 def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
-          callback: Callable[[int], None] | None = None) -> list[Any]:
+          callback: Callable[[int], None] | None = None, engine: Any = None) -> list[Any]:
     """Solve radiation (omega = 0, finite, inf) and diffraction (finite) problems.
 
     The problems are solved one frequency at a time (Capytaine's ``n_jobs`` processes
@@ -75,6 +75,9 @@ def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
         Show a progress bar (tqdm, else a counter) on stderr.
     callback
         Called with the number of problems just solved.
+    engine
+        Capytaine matrix engine (default: Capytaine's; :func:`symmetric_engine` for a
+        body with rotation symmetry).
 
     Returns
     -------
@@ -91,7 +94,8 @@ def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
         groups[omega].extend(
             cpt.DiffractionProblem(body=immersed, wave_direction=beta, omega=omega, **common)
             for beta in spec.headings)
-    solver = cpt.BEMSolver(method=spec.method)
+    solver = (cpt.BEMSolver(method=spec.method) if engine is None
+              else cpt.BEMSolver(method=spec.method, engine=engine))
     bar = _Progress(sum(len(g) for g in groups.values()), enabled=progress)
     results: list[Any] = []
     try:
@@ -229,9 +233,13 @@ def run_bem(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu be
     """
     cpt = require("capytaine", "bem")
     cpt.set_logging("WARNING")
-    closed, immersed = build_bodies(spec)
-    solved = symmetric_body(spec) if uses_axial(spec) else immersed
-    results = solve(spec, solved, progress=progress)
+    axial = uses_axial(spec)
+    closed, immersed = build_bodies(spec, with_lid=not axial)
+    if axial:
+        results = solve(spec, symmetric_body(spec), progress=progress,
+                        engine=symmetric_engine())
+    else:
+        results = solve(spec, immersed, progress=progress)
     return assemble(spec, results, closed, immersed, source=source)
 
 
