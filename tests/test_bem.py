@@ -387,9 +387,10 @@ def test_symmetry_key_is_checked() -> None:
 
 @pytest.mark.parametrize("panel_size", [0.2, 0.25])
 def test_sector_lid_covers_the_waterplane(panel_size: float) -> None:
-    """The polar lid is the waterline polygon exactly: its n sectors are triangles of
-    area r^2 sin(2 pi / n) / 2 cut into rings (0.2 m: an odd number of panels along the
-    meridian, the waterline cuts panels; 0.25 m: an even one, it runs along edges)."""
+    """The polar lid is the waterline polygon shrunk by half a panel, exactly: its n
+    sectors are triangles of area r^2 sin(2 pi / n) / 2 cut into rings (0.2 m: an odd
+    number of panels along the meridian, the waterline cuts panels; 0.25 m: an even one,
+    it runs along edges)."""
     spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0],
                           "panel_size": panel_size})
     body = bem.symmetric_body(spec)
@@ -399,12 +400,15 @@ def test_sector_lid_covers_the_waterplane(panel_size: float) -> None:
     # The waterline radius of the hull polygon (vertices at z = 0 of the clipped hull).
     top = hull.merged().vertices
     r_wl = float(np.max(np.hypot(top[:, 0], top[:, 1])[np.abs(top[:, 2]) < 1e-12]))
-    polygon = 0.5 * n * r_wl**2 * np.sin(2 * np.pi / n)
+    r_lid = r_wl - panel_size / 2
+    polygon = 0.5 * n * r_lid**2 * np.sin(2 * np.pi / n)
     # Sums of exact triangle and trapezoid areas: round-off only.
     assert float(np.sum(lid.faces_areas)) == pytest.approx(polygon, rel=1e-12)
     assert np.allclose(lid.faces_normals, [0.0, 0.0, -1.0], atol=1e-12)  # into the body
     assert np.allclose(lid.vertices[:, 2], 0.0, atol=1e-12)
-    assert lid.nb_faces == n * math.ceil(r_wl / panel_size)
+    assert np.max(np.hypot(lid.vertices[:, 0], lid.vertices[:, 1])) == pytest.approx(
+        r_lid, rel=1e-12)
+    assert lid.nb_faces == n * math.ceil(r_lid / panel_size)
 
 
 def _solve_on(spec: bem.BEMSpec, body, engine=None) -> xr.Dataset:
