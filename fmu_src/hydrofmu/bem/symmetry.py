@@ -18,8 +18,8 @@ The answer is the same linear system's solution, to round-off.
 The lid (irregular-frequency removal) of a symmetric body is a polar mesh of the
 waterplane disc cut into the same n sectors as the hull, each sector of radial rings of
 about ``panel_size`` (a triangle at the centre, quadrilaterals beyond), its outer edge
-half a panel inside the hull's waterline polygon. Capytaine's own lid generator, applied to a thin wedge,
-fits too few of its rectangular cells inside the wedge (none at 56 sectors).
+half a panel inside the hull's waterline polygon. Capytaine's own lid generator, applied
+to a thin wedge, fits too few of its rectangular cells inside it (none at 56 sectors).
 """
 
 from __future__ import annotations
