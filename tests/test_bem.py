@@ -387,14 +387,15 @@ def test_symmetry_key_is_checked() -> None:
                                              "omega": [1.0], "symmetry": "none"}))
 
 
-@pytest.mark.parametrize("panel_size", [0.2, 0.25])
-def test_sector_lid_covers_the_waterplane(panel_size: float) -> None:
+@pytest.mark.parametrize("meridian", [23, 24])
+def test_sector_lid_covers_the_waterplane(meridian: int) -> None:
     """The polar lid is the waterline polygon shrunk by half a panel, exactly: its n
-    sectors are triangles of area r^2 sin(2 pi / n) / 2 cut into rings (0.2 m: an odd
-    number of panels along the meridian, the waterline cuts panels; 0.25 m: an even one,
-    it runs along edges)."""
-    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0],
-                          "panel_size": panel_size})
+    sectors are triangles of area r^2 sin(2 pi / n) / 2 cut into rings (23 panels along
+    the meridian: the waterline cuts panels; 24: it runs along edges)."""
+    panel_size = 0.25
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0,
+                                   "resolution": [meridian, 24]},
+                          "omega": [1.0], "panel_size": panel_size})
     body = bem.symmetric_body(spec)
     hull, lid = body.mesh, body.lid_mesh
     n = hull.n
@@ -464,7 +465,22 @@ def test_symmetric_and_whole_mesh_files_agree() -> None:
 def test_lid_is_made_when_the_waterline_cuts_panels() -> None:
     """23 panels along the meridian: no vertex at z = 0 before clipping (the lid used to
     be skipped silently there)."""
-    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0],
-                          "panel_size": 0.2, "symmetry": "none"})
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0, "resolution": [23, 23]},
+                          "omega": [1.0], "symmetry": "none"})
     _closed, immersed = bem.build_bodies(spec)
     assert immersed.lid_mesh is not None and immersed.lid_mesh.nb_faces > 0
+
+
+@pytest.mark.parametrize(("z_c", "meridian"), [(0.0, 224), (-2.5, 225), (1.0, 223)])
+def test_sphere_mesh_puts_a_ring_on_the_waterline(z_c: float, meridian: int) -> None:
+    """panel_size = 0.1 m on r = 5 m: Capytaine would take 223 panels along the meridian;
+    the centre on the surface needs an even number, 2.5 m below it a multiple of 3
+    (cos(theta) = -1/2); 1 m above it, no number up to 446 fits: 223 stays."""
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 5.0, "center": [0, 0, z_c]},
+                          "omega": [1.0], "panel_size": 0.1})
+    assert bem.mesh.mesh_size(spec) == {"resolution": (meridian, 223)}
+    coarse = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0, "center": [0, 0, -0.5]},
+                            "omega": [1.0], "panel_size": 0.2})
+    mesh = bem.make_mesh(coarse)
+    # A ring of vertices on z = 0 (to round-off of r cos(theta) + z_c).
+    assert np.sum(np.abs(mesh.vertices[:, 2]) < 1e-12) == 23

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, HydroDataError, require
+from .mesh import mesh_size
 from .spec import SYMMETRIES, BEMSpec
 
 __all__ = ["SYMMETRIES", "axial_reason", "sector_lid", "symmetric_body", "symmetric_engine",
@@ -73,10 +74,7 @@ def symmetric_hull(spec: BEMSpec) -> Any:
     :func:`hydrofmu.bem.make_mesh`)."""
     cpt = require("capytaine", "bem")
     body = spec.body
-    size: dict[str, Any] = (
-        {"resolution": body["resolution"]} if "resolution" in body
-        else {"faces_max_radius": spec.panel_size}
-    )
+    size = mesh_size(spec)
     if body["shape"] == "sphere":
         mesh = cpt.mesh_sphere(radius=body["radius"], center=(0.0, 0.0, 0.0),
                                axial_symmetry=True, name=spec.name, **size)
