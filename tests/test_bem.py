@@ -1,8 +1,9 @@
 """``hydrofmu bem``: the [bem] table, mesh checks, and validation of the Capytaine solve.
 
 References: WAMIT's floating sphere (r = 5 m, 200 m water, ``examples/data/sphere_bemio.h5``)
-and Hulme (1982) for the heaving hemisphere in deep water. The fine mesh (1568 panels) is
-the slow part (~40 s); it is solved once per module.
+and Hulme (1982) for the heaving hemisphere in deep water. The spheres are solved with
+their rotation symmetry (``[bem] symmetry = "auto"``); each panel size once per module.
+The slow part is the 6272-panel sphere (~15 s idle, mostly Capytaine's mesh handling).
 """
 
 from __future__ import annotations
