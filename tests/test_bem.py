@@ -1,8 +1,9 @@
 """``hydrofmu bem``: the [bem] table, mesh checks, and validation of the Capytaine solve.
 
 References: WAMIT's floating sphere (r = 5 m, 200 m water, ``examples/data/sphere_bemio.h5``)
-and Hulme (1982) for the heaving hemisphere in deep water. The fine mesh (1568 panels) is
-the slow part (~40 s); it is solved once per module.
+and Hulme (1982) for the heaving hemisphere in deep water. The spheres are solved with
+their rotation symmetry (``[bem] symmetry = "auto"``); each panel size once per module.
+The slow part is the 6272-panel sphere (~15 s idle, mostly Capytaine's mesh handling).
 """
 
 from __future__ import annotations
@@ -190,16 +191,42 @@ def _errors(ds: xr.Dataset, wamit) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.slow
+def test_sphere_converges_below_panel_size_0_4(sphere_200m, wamit) -> None:
+    """The second halving, 0.4 -> 0.2 m (6272 hull panels, 112 sectors of the rotation
+    symmetry), at the ends of the band: 0.6 rad/s and 3 rad/s (where B33 is worst). The
+    third, 0.1 m, is docs/validation/bem_convergence.py (its table is committed)."""
+    pick = [0, 5]
+    fine = bem.run_bem(_sphere(0.2, wamit[0][pick].tolist(), water_depth=200.0,
+                               zero_and_infinite=False))
+    assert fine.attrs["hull_panels"] == 6272 and fine.attrs["bem_symmetry"].startswith("axial")
+    errors = _errors(fine, (wamit[0][pick], wamit[1][pick], wamit[2][pick]))
+    coarse = _errors(sphere_200m[0.4], wamit)
+    worst = {}
+    for key, err in errors.items():
+        worst[key] = (float(np.max(np.abs(coarse[key][pick]))), float(np.max(np.abs(err))))
+        # Closer at the halving, at both frequencies' worst (measured worst errors 0.4 / 0.2:
+        # A11 0.14 / 0.085 %, A33 0.30 / 0.056 %, B11 0.25 / 0.056 %, B33 0.95 / 0.063 %).
+        assert worst[key][1] < worst[key][0], (key, worst[key])
+    # ... and the worst of all four by at least the issue's h^0.7 (a factor 2^0.7 = 1.62
+    # per halving; measured 0.95 / 0.085 = 11). Per quantity A11's factor is 1.64 only,
+    # too close to 1.62 to assert (Capytaine's finite-depth solve repeats to 1e-5 only).
+    assert (max(c for c, _ in worst.values()) / max(f for _, f in worst.values())
+            > 2**0.7), worst
+
+
+@pytest.mark.slow
 def test_sphere_against_wamit_and_convergence(sphere_200m, wamit) -> None:
     errors = {size: _errors(sphere_200m[size], wamit) for size in (1.6, 0.8, 0.4)}
     assert sphere_200m[0.4].attrs["hull_panels"] == 1568
     for key in errors[0.4]:
         worst = [float(np.max(np.abs(errors[size][key]))) for size in (1.6, 0.8, 0.4)]
-        # The issue's bound: within 5 % at panel_size = 0.4 (measured: at most 1.02 %, B33 at
-        # 3 rad/s; a panel method converges on WAMIT's higher-order result as h -> 0).
+        # The issue's bound: within 5 % at panel_size = 0.4 (measured: at most 0.95 %, B33 at
+        # 3 rad/s, with the rotation symmetry's polar lid; 1.02 % on the whole mesh with
+        # Capytaine's lid; a panel method converges on WAMIT's result as h -> 0).
         assert worst[2] < 0.05, (key, worst)
         # Convergence: each halving of the panel size brings every quantity closer
-        # (measured worst errors 1.6 / 0.8 / 0.4: B33 22 / 5.4 / 1.0 %, A33 5.7 / 1.4 / 0.3 %).
+        # (measured worst errors 1.6 / 0.8 / 0.4: B33 24 / 5.0 / 0.95 %, A33 5.7 / 1.4 / 0.3 %;
+        # on the whole mesh: B33 22 / 5.4 / 1.0 %).
         assert worst[0] > worst[1] > worst[2], (key, worst)
 
 
@@ -207,8 +234,8 @@ def test_sphere_coarse_mesh_against_wamit(sphere_200m, wamit) -> None:
     """Hydrostatics and mass of the solved sphere against the closed forms."""
     ds = sphere_200m[0.8]
     err = _errors(ds, wamit)
-    # 392 panels: measured within 1.4 % for A and 5.4 % (B33 at 3 rad/s, where B33 is
-    # small) -> bounds 2 % and 6 %.
+    # 392 panels: measured within 1.4 % for A, 1.2 % for B11 and 5.0 % for B33 (at 3 rad/s,
+    # where B33 is small; 5.4 % on the whole mesh) -> bounds 2 % and 6 %.
     assert np.max(np.abs(err["added_mass[Heave]"])) < 0.02
     assert np.max(np.abs(err["radiation_damping[Surge]"])) < 0.02
     assert np.max(np.abs(err["radiation_damping[Heave]"])) < 0.06
@@ -340,3 +367,124 @@ def test_n_jobs_gives_the_same_result() -> None:
     for name in ("added_mass", "radiation_damping", "excitation_force"):
         np.testing.assert_allclose(parallel[name].values, serial[name].values, rtol=1e-10,
                                    atol=1e-10 * float(np.nanmax(np.abs(serial[name].values))))
+
+
+# --- rotation symmetry ----------------------------------------------------------------------
+def test_symmetry_key_is_checked() -> None:
+    with pytest.raises(ConfigError, match=r"symmetry = 'axail'.*did you mean 'axial'"):
+        bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0}, "omega": [1.0],
+                       "symmetry": "axail"})
+    box = bem.parse_bem({"body": {"shape": "box", "size": [2, 2, 2]}, "omega": [1.0],
+                         "symmetry": "axial"})
+    with pytest.raises(ConfigError, match="not a body of revolution"):
+        bem.uses_axial(box)
+    off = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0, "center": [0, -3.0, 0]},
+                         "omega": [1.0], "symmetry": "axial"})
+    with pytest.raises(ConfigError, match="off the z axis"):
+        bem.uses_axial(off)
+    # "auto" falls back to the whole mesh for those, and uses the symmetry where it exists.
+    assert not bem.uses_axial(bem.parse_bem({"body": {"shape": "box", "size": [2, 2, 2]},
+                                             "omega": [1.0]}))
+    assert bem.uses_axial(bem.parse_bem({"body": {"shape": "cylinder", "radius": 1.0,
+                                                  "draft": 1.0}, "omega": [1.0]}))
+    assert not bem.uses_axial(bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0},
+                                             "omega": [1.0], "symmetry": "none"}))
+
+
+@pytest.mark.parametrize("meridian", [23, 24])
+def test_sector_lid_covers_the_waterplane(meridian: int) -> None:
+    """The polar lid is the waterline polygon shrunk by half a panel, exactly: its n
+    sectors are triangles of area r^2 sin(2 pi / n) / 2 cut into rings (23 panels along
+    the meridian: the waterline cuts panels; 24: it runs along edges)."""
+    panel_size = 0.25
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0,
+                                   "resolution": [meridian, 24]},
+                          "omega": [1.0], "panel_size": panel_size})
+    body = bem.symmetric_body(spec)
+    hull, lid = body.mesh, body.lid_mesh
+    n = hull.n
+    assert lid.n == n and type(body.mesh_including_lid).__name__ == "RotationSymmetricMesh"
+    # The waterline radius of the hull polygon (vertices at z = 0 of the clipped hull).
+    top = hull.merged().vertices
+    r_wl = float(np.max(np.hypot(top[:, 0], top[:, 1])[np.abs(top[:, 2]) < 1e-12]))
+    r_lid = r_wl - panel_size / 2
+    polygon = 0.5 * n * r_lid**2 * np.sin(2 * np.pi / n)
+    # Sums of exact triangle and trapezoid areas: round-off only.
+    assert float(np.sum(lid.faces_areas)) == pytest.approx(polygon, rel=1e-12)
+    assert np.allclose(lid.faces_normals, [0.0, 0.0, -1.0], atol=1e-12)  # into the body
+    assert np.allclose(lid.vertices[:, 2], 0.0, atol=1e-12)
+    assert np.max(np.hypot(lid.vertices[:, 0], lid.vertices[:, 1])) == pytest.approx(
+        r_lid, rel=1e-12)
+    assert lid.nb_faces == n * math.ceil(r_lid / panel_size)
+
+
+def _solve_on(spec: bem.BEMSpec, body, engine=None) -> xr.Dataset:
+    return cpt.assemble_dataset(bem.solve(spec, body, engine=engine), hydrostatics=False)
+
+
+def test_symmetric_solve_equals_the_whole_mesh_solve() -> None:
+    """The block-circulant solve and Capytaine's dense solve of the same panels (hull and
+    lid merged into plain meshes) at omega = 0, two frequencies and omega = inf, in deep
+    water. (Not in 200 m: Capytaine 3.0's finite-depth solve of one mesh differs between
+    two calls by up to 2e-4 relative at omega = inf, 1e-5 at finite omega.)"""
+    spec = _sphere(1.6, [0.6, 1.5], water_depth=math.inf)
+    sym = bem.symmetric_body(spec)
+    assert type(sym.mesh).__name__ == "RotationSymmetricMesh" and sym.mesh.n == 14
+    whole = cpt.FloatingBody(mesh=sym.mesh.merged(), lid_mesh=sym.lid_mesh.merged(),
+                             dofs=cpt.rigid_body_dofs(rotation_center=spec.rotation_center),
+                             center_of_mass=spec.center_of_mass).immersed_part()
+    assert type(whole.mesh_including_lid).__name__ == "Mesh"
+    fast = _solve_on(spec, sym, engine=bem.symmetric_engine())
+    slow = _solve_on(spec, whole)
+    # The same linear system solved two ways (DFT over 14 blocks + 14 LU of 10 x 10, and
+    # one LU of 140 x 140): round-off times the condition number, measured 4e-16 relative.
+    for name in ("added_mass", "radiation_damping", "excitation_force"):  # NaN X at 0, inf
+        ref = slow[name].values
+        np.testing.assert_allclose(fast[name].values, ref, rtol=0,
+                                   atol=1e-9 * float(np.nanmax(np.abs(ref))))
+
+
+def test_symmetric_and_whole_mesh_files_agree() -> None:
+    """``hydrofmu bem`` with symmetry = auto and = none: the same hull panels; the lids
+    differ (polar sectors against Capytaine's rectangular grid), which only matters near
+    the irregular frequencies (first at k r ~ 2.5 for the hemisphere): here k r <= 1.2."""
+    omega = [0.6, 1.5]
+    auto = bem.run_bem(_sphere(0.8, omega, water_depth=math.inf))
+    none = bem.run_bem(_sphere(0.8, omega, water_depth=math.inf, symmetry="none"))
+    assert auto.attrs["bem_symmetry"] == "axial (28 sectors)"
+    assert none.attrs["bem_symmetry"] == "none"
+    assert auto.attrs["hull_panels"] == none.attrs["hull_panels"] == 392
+    for name in ("added_mass", "radiation_damping"):
+        ref = none[name].values
+        # B = 0 at omega = 0 and inf: the whole array's largest entry scales those.
+        scale = np.maximum(np.max(np.abs(ref), axis=(-2, -1), keepdims=True),
+                           np.max(np.abs(ref)))
+        # Measured at most 0.065 % of each frequency's largest entry; the lid's effect
+        # grows toward the irregular frequency (0.3 % at k r = 1.6 on 299 panels).
+        assert np.max(np.abs(auto[name].values - ref) / scale) < 0.002, name
+    for name in ("hydrostatic_stiffness", "inertia_matrix", "displaced_volume"):
+        np.testing.assert_allclose(auto[name].values, none[name].values, rtol=1e-12)
+
+
+def test_lid_is_made_when_the_waterline_cuts_panels() -> None:
+    """23 panels along the meridian: no vertex at z = 0 before clipping (the lid used to
+    be skipped silently there)."""
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0, "resolution": [23, 23]},
+                          "omega": [1.0], "symmetry": "none"})
+    _closed, immersed = bem.build_bodies(spec)
+    assert immersed.lid_mesh is not None and immersed.lid_mesh.nb_faces > 0
+
+
+@pytest.mark.parametrize(("z_c", "meridian"), [(0.0, 224), (-2.5, 225), (1.0, 223)])
+def test_sphere_mesh_puts_a_ring_on_the_waterline(z_c: float, meridian: int) -> None:
+    """panel_size = 0.1 m on r = 5 m: Capytaine would take 223 panels along the meridian;
+    the centre on the surface needs an even number, 2.5 m below it a multiple of 3
+    (cos(theta) = -1/2); 1 m above it, no number up to 446 fits: 223 stays."""
+    spec = bem.parse_bem({"body": {"shape": "sphere", "radius": 5.0, "center": [0, 0, z_c]},
+                          "omega": [1.0], "panel_size": 0.1})
+    assert bem.mesh.mesh_size(spec) == {"resolution": (meridian, 223)}
+    coarse = bem.parse_bem({"body": {"shape": "sphere", "radius": 1.0, "center": [0, 0, -0.5]},
+                            "omega": [1.0], "panel_size": 0.2})
+    mesh = bem.make_mesh(coarse)
+    # A ring of vertices on z = 0 (to round-off of r cos(theta) + z_c).
+    assert np.sum(np.abs(mesh.vertices[:, 2]) < 1e-12) == 23

@@ -16,6 +16,11 @@ Example::
     panel_size = 0.4                             # m, for parametric shapes
     rotation_center = [0.0, 0.0, 0.0]
     center_of_mass = [0.0, 0.0, -2.0]
+    symmetry = "auto"                            # or "axial" | "none"
+
+A sphere or vertical cylinder on the z axis is solved with its rotation symmetry
+(block-circulant matrices, :mod:`hydrofmu.bem.symmetry`): same panels, same answer to
+round-off, a fraction of the cost.
 
 Physics notes (measured with Capytaine 3.0): the inertia is computed on the *closed* mesh
 (on the clipped mesh roll and yaw come out 10-13 % low), the stiffness on the immersed
@@ -26,9 +31,11 @@ part; no ``mass`` is handed to Capytaine, so the mass is rho times the displaced
 from .mesh import build_bodies, check_mesh, make_mesh
 from .solve import assemble, bem_to_file, radiation_omegas, run_bem, solve, write_netcdf
 from .spec import BEM_KEYS, BEMSpec, load_bem, parse_bem
+from .symmetry import SYMMETRIES, symmetric_body, symmetric_engine, uses_axial
 
 __all__ = [
     "BEM_KEYS",
+    "SYMMETRIES",
     "BEMSpec",
     "assemble",
     "bem_to_file",
@@ -40,5 +47,8 @@ __all__ = [
     "radiation_omegas",
     "run_bem",
     "solve",
+    "symmetric_body",
+    "symmetric_engine",
+    "uses_axial",
     "write_netcdf",
 ]

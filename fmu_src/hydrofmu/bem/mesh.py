@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -10,13 +11,47 @@ from ..errors import HydroDataError, require
 from .spec import BEMSpec
 
 
+def mesh_size(spec: BEMSpec) -> dict[str, Any]:
+    """Capytaine's size argument for ``spec``'s parametric shape.
+
+    ``body.resolution`` if given, else ``faces_max_radius = panel_size``, except for a
+    sphere, whose resolution is computed as Capytaine would (n = ceil(2 pi r / (sqrt(2)
+    panel_size)) panels along a meridian and around a parallel, or 10 and 10) and then the
+    number along the meridian raised to the nearest that puts a ring of vertices on the
+    waterline, when one within 2 n does (any even number for a centre on the free
+    surface). A waterline that cuts a row of panels leaves thin panels along it: on the
+    WAMIT sphere at 3 rad/s, B33 is 0.06 % off WAMIT with 112 panels along the meridian
+    and 0.64 % with 111 or 113.
+    """
+    body = spec.body
+    if "resolution" in body:
+        return {"resolution": body["resolution"]}
+    if body["shape"] != "sphere":
+        return {"faces_max_radius": spec.panel_size}
+    radius, z_c = body["radius"], body["center"][2]
+    perimeter = 2.0 * math.pi * radius
+    n = 10
+    if math.hypot(perimeter / n, perimeter / n) / 2.0 > spec.panel_size:
+        n = math.ceil(perimeter / (math.sqrt(2.0) * spec.panel_size))
+    n_theta = n
+    if abs(z_c) < radius:
+        # Vertices at theta_k = k pi / n_theta from the bottom pole; the waterline at
+        # cos(theta) = z_c / r.
+        fraction = math.acos(z_c / radius) / math.pi
+        for m in range(n, 2 * n + 1):
+            if abs(fraction * m - round(fraction * m)) < 1e-9:
+                n_theta = m
+                break
+    return {"resolution": (n_theta, n)}
+
+
 def make_mesh(spec: BEMSpec) -> Any:
     """The closed hull mesh of ``spec.body`` (Capytaine ``Mesh``), in m.
 
     Parametric shapes use Capytaine's mesh generators with ``faces_max_radius =
     panel_size`` (the largest distance from a panel's centre to its vertices) unless a
-    ``resolution`` is given; mesh files are read by ``capytaine.load_mesh`` (STL, GDF,
-    NEMOH .dat, gmsh .msh and whatever meshio reads).
+    ``resolution`` is given (a sphere: see :func:`mesh_size`); mesh files are read by
+    ``capytaine.load_mesh`` (STL, GDF, NEMOH .dat, gmsh .msh and whatever meshio reads).
     """
     cpt = require("capytaine", "bem")
     body = spec.body
@@ -33,10 +68,7 @@ def make_mesh(spec: BEMSpec) -> Any:
             mesh = cpt.Mesh(vertices=mesh.vertices * body["scale"], faces=mesh.faces,
                             name=mesh.name)
         return mesh
-    size: dict[str, Any] = (
-        {"resolution": body["resolution"]} if "resolution" in body
-        else {"faces_max_radius": spec.panel_size}
-    )
+    size = mesh_size(spec)
     if body["shape"] == "sphere":
         return cpt.mesh_sphere(radius=body["radius"], center=body["center"], name=spec.name,
                                **size)
@@ -94,8 +126,16 @@ def check_mesh(mesh: Any, *, where: str = "the mesh", rtol: float = 0.02) -> flo
     return mean
 
 
-def build_bodies(spec: BEMSpec) -> tuple[Any, Any]:
+def build_bodies(spec: BEMSpec, *, with_lid: bool = True) -> tuple[Any, Any]:
     """The closed body (for the inertia) and its immersed part with the lid (for the BEM).
+
+    Parameters
+    ----------
+    spec
+        The validated table.
+    with_lid
+        Generate Capytaine's lid when ``spec.lid`` (False: the bodies serve only the
+        inertia and the hydrostatics, the BEM solves another body).
 
     Returns
     -------
@@ -108,7 +148,9 @@ def build_bodies(spec: BEMSpec) -> tuple[Any, Any]:
     mesh = make_mesh(spec)
     check_mesh(mesh, where=f"the mesh of [bem] body {spec.name!r}")
     lid = None
-    if spec.lid and mesh.nb_edges_waterline > 0:
+    # The waterline of the immersed part: a closed mesh whose panels straddle z = 0 (an odd
+    # number of panels along a sphere's meridian) has no edge at z = 0 before clipping.
+    if with_lid and spec.lid and mesh.immersed_part().nb_edges_waterline > 0:
         lid = mesh.generate_lid(z=0.0)
     closed = cpt.FloatingBody(
         mesh=mesh,

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import xarray as xr
 
 from ..errors import HydroDataError, require
 from .mesh import build_bodies
 from .spec import BEMSpec
+from .symmetry import symmetric_body, symmetric_engine, uses_axial
 
 
 class _Progress:
@@ -57,7 +59,7 @@ def radiation_omegas(spec: BEMSpec) -> list[float]:
 
 
 def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
-          callback: Callable[[int], None] | None = None) -> list[Any]:
+          callback: Callable[[int], None] | None = None, engine: Any = None) -> list[Any]:
     """Solve radiation (omega = 0, finite, inf) and diffraction (finite) problems.
 
     The problems are solved one frequency at a time (Capytaine's ``n_jobs`` processes
@@ -73,6 +75,9 @@ def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
         Show a progress bar (tqdm, else a counter) on stderr.
     callback
         Called with the number of problems just solved.
+    engine
+        Capytaine matrix engine (default: Capytaine's; :func:`symmetric_engine` for a
+        body with rotation symmetry).
 
     Returns
     -------
@@ -89,7 +94,8 @@ def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
         groups[omega].extend(
             cpt.DiffractionProblem(body=immersed, wave_direction=beta, omega=omega, **common)
             for beta in spec.headings)
-    solver = cpt.BEMSolver(method=spec.method)
+    solver = (cpt.BEMSolver(method=spec.method) if engine is None
+              else cpt.BEMSolver(method=spec.method, engine=engine))
     bar = _Progress(sum(len(g) for g in groups.values()), enabled=progress)
     results: list[Any] = []
     try:
@@ -150,7 +156,20 @@ def assemble(spec: BEMSpec, results: list[Any], closed: Any, immersed: Any, *,
         attributes and no creation time stamp (reproducible files).
     """
     cpt = require("capytaine", "bem")
-    ds = cpt.assemble_dataset(results, hydrostatics=True)
+    # The hydrostatics of the merged immersed body (Capytaine 3.0 cannot compute them on a
+    # symmetric mesh, and the solved body may be one).
+    ds = cpt.assemble_dataset(results, hydrostatics=False)
+    hydrostatics = cpt.io.xarray.compute_hydrostatics_dataset(
+        immersed, rho=ds.coords["rho"].values, g=ds.coords["g"].values,
+        only_dofs=ds.coords["radiating_dof"].values.astype(str).tolist())
+    hydrostatics = hydrostatics.assign_coords(
+        radiating_dof=ds.coords["radiating_dof"].to_index(),
+        influenced_dof=ds.coords["influenced_dof"].to_index())
+    ds = xr.merge([ds, hydrostatics], compat="no_conflicts", join="outer")
+    for var in set(ds) | set(ds.coords):
+        if var in cpt.io.xarray.VARIABLES_ATTRIBUTES:
+            ds[var].attrs.update(cpt.io.xarray.VARIABLES_ATTRIBUTES[var])
+    solved = results[0].body
     ds.attrs.pop("creation_of_dataset", None)  # a time stamp would make every file different
     inertia = closed.compute_rigid_body_inertia(rho=spec.rho)
     stiffness = immersed.compute_hydrostatic_stiffness(rho=spec.rho, g=spec.g)
@@ -176,8 +195,10 @@ def assemble(spec: BEMSpec, results: list[Any], closed: Any, immersed: Any, *,
         "source": source,
         "time_convention": "exp(-i omega t) (Capytaine): conjugate for exp(+i omega t)",
         "bem_method": spec.method,
-        "hull_panels": int(immersed.mesh.nb_faces),
-        "lid_panels": int(immersed.lid_mesh.nb_faces) if immersed.lid_mesh is not None else 0,
+        "hull_panels": int(solved.mesh.nb_faces),
+        "lid_panels": int(solved.lid_mesh.nb_faces) if solved.lid_mesh is not None else 0,
+        "bem_symmetry": (f"axial ({solved.mesh.n} sectors)"
+                         if hasattr(solved.mesh, "wedge") else "none"),
         "bem_body": repr(body),
         "excitation_at_zero_and_infinite_frequency": "NaN (not solved)",
     })
@@ -212,8 +233,13 @@ def run_bem(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu be
     """
     cpt = require("capytaine", "bem")
     cpt.set_logging("WARNING")
-    closed, immersed = build_bodies(spec)
-    results = solve(spec, immersed, progress=progress)
+    axial = uses_axial(spec)
+    closed, immersed = build_bodies(spec, with_lid=not axial)
+    if axial:
+        results = solve(spec, symmetric_body(spec), progress=progress,
+                        engine=symmetric_engine())
+    else:
+        results = solve(spec, immersed, progress=progress)
     return assemble(spec, results, closed, immersed, source=source)
 
 

@@ -16,7 +16,7 @@ from ..errors import ConfigError, did_you_mean
 BEM_KEYS = (
     "body", "mesh", "omega", "headings", "water_depth", "lid", "panel_size",
     "rotation_center", "center_of_mass", "rho", "g", "method", "n_jobs", "name",
-    "zero_and_infinite",
+    "zero_and_infinite", "symmetry",
 )
 """Keys of the ``[bem]`` table."""
 SHAPE_KEYS = {
@@ -28,6 +28,8 @@ SHAPE_KEYS = {
 MESH_KEYS = ("mesh", "format", "scale")
 """Keys of ``body = {mesh = ...}``."""
 METHODS = ("direct", "indirect")
+SYMMETRIES = ("auto", "axial", "none")
+"""Values of ``[bem] symmetry`` (see :mod:`hydrofmu.bem.symmetry`)."""
 
 
 def _unknown(key: str, allowed: Sequence[str], where: str) -> ConfigError:
@@ -91,6 +93,9 @@ class BEMSpec:
         Body name in the file.
     zero_and_infinite
         Also solve radiation at omega = 0 and omega = inf.
+    symmetry
+        ``auto`` (rotation symmetry of a sphere or vertical cylinder on the z axis),
+        ``axial`` (the same, required) or ``none``; see :mod:`hydrofmu.bem.symmetry`.
     """
 
     body: dict[str, Any]
@@ -107,6 +112,7 @@ class BEMSpec:
     n_jobs: int = 1
     name: str = "body"
     zero_and_infinite: bool = True
+    symmetry: str = "auto"
     notes: list[str] = field(default_factory=list)
 
 
@@ -235,6 +241,11 @@ def parse_bem(data: dict[str, Any], *, base: Path | None = None) -> BEMSpec:
     if method not in METHODS:
         raise ConfigError(f"[bem] method = {method!r} is not known{did_you_mean(method, METHODS)}"
                           f"; choose one of: {', '.join(METHODS)}", value=method)
+    symmetry = data.get("symmetry", "auto")
+    if symmetry not in SYMMETRIES:
+        raise ConfigError(f"[bem] symmetry = {symmetry!r} is not known"
+                          f"{did_you_mean(str(symmetry), SYMMETRIES)}; choose one of: "
+                          f"{', '.join(SYMMETRIES)}", value=symmetry)
     n_jobs = data.get("n_jobs", 1)
     if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs == 0 or n_jobs < -1:
         raise ConfigError(f"[bem] n_jobs = {n_jobs!r} must be a positive integer or -1 "
@@ -262,6 +273,7 @@ def parse_bem(data: dict[str, Any], *, base: Path | None = None) -> BEMSpec:
         n_jobs=n_jobs,
         name=name,
         zero_and_infinite=bool(data.get("zero_and_infinite", True)),
+        symmetry=symmetry,
     )
 
 
