@@ -23,14 +23,20 @@ if TYPE_CHECKING:
 Array = NDArray[np.float64]
 
 
-def initial_profile(system: LineSystem, coupled_positions: Array) -> Array:
-    """State with the nodes on the elastic catenary (or straight) between their ends."""
+def initial_profile(system: LineSystem, coupled_positions: Array,
+                    free_positions: Array | None = None) -> Array:
+    """State with the nodes on the elastic catenary (or straight) between their ends.
+
+    ``free_positions`` (m, shape (3 n_free,)) places the free points; by default they are
+    where the file puts them.
+    """
     zero = np.zeros(system.n_coupled_dof)
     x = np.zeros(system.n_states)
     if system.n_free:
         nf = system.n_free
-        x[6 * system.n_internal:6 * system.n_internal + 3 * nf] = system.point_r0[
-            system.free_points].ravel()
+        x[6 * system.n_internal:6 * system.n_internal + 3 * nf] = (
+            system.point_r0[system.free_points].ravel() if free_positions is None
+            else free_positions)
     rp, _ = system.point_kinematics(x, coupled_positions, zero)
     r = np.empty((system.n_nodes, 3))
     for li, ln in enumerate(system.model.lines):
@@ -64,9 +70,16 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
     """Static equilibrium by Newton's method from the catenary profile.
 
     The unknowns are the internal node and free point positions; the residual is the net
-    static force on them (weight, buoyancy, tension, seabed; velocities zero). The
-    Jacobian is built by central differences and the Newton step is backtracked on the
-    residual norm.
+    static force on them (weight, buoyancy, tension, seabed; velocities zero). Without free
+    points, one Newton solve on the nodes (Jacobian by central differences, banded, step
+    backtracked on the residual norm). With free points the problem is nested: for given
+    free point positions the lines' nodes are solved as above (each line then hangs between
+    fixed ends, a well-posed problem); the free points are the outer unknowns of a damped
+    Newton iteration on their net force, the reduced Jacobian by central differences of
+    that inner solve, each step halved until the force norm decreases. Solving all the
+    unknowns at once stalls: a step of a free point drags whole lines slack or into
+    compression, where the static residual is not smooth; the reduced problem (3 unknowns
+    a free point, the lines always in equilibrium) is smooth, as the catenary forces are.
 
     Returns
     -------
@@ -75,36 +88,91 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
         the largest residual force, N.
     """
     cp = np.asarray(coupled_positions, dtype=float).ravel()
-    cv = np.zeros_like(cp)
     x = initial_profile(system, cp)
+    nodes = _NodeSolver(system, cp, tol, max_iter)
+    x, res_nodes, it = nodes.solve(x, first=True)
+    if not system.n_free:
+        err = float(np.max(np.abs(res_nodes)))
+        return x, {"converged": err <= nodes.tol, "iterations": it, "residual": err}
     ni, nf = system.n_internal, system.n_free
-    pos = np.concatenate([np.arange(3 * ni), 6 * ni + np.arange(3 * nf)]).astype(int)
+    fp = slice(6 * ni, 6 * ni + 3 * nf)
 
-    def residual(y: Array) -> Array:
-        xx = x.copy()
-        xx[pos] = y
-        ev = system.evaluate(xx, cp, cv)
-        out = ev["fnet"][system.internal].ravel()
-        if nf:
-            out = np.concatenate([out, ev["point_f"][system.free_points].ravel()])
-        return out
+    def outer(p: Array) -> tuple[Array, Array, Array]:
+        # the nodes restart from the catenary between their ends: from a warm start, a
+        # moved free point leaves a line far from equilibrium (slack or overstretched)
+        xx, rn, _ = nodes.solve(initial_profile(system, cp, p))
+        ev = system.evaluate(xx, cp, np.zeros_like(cp))
+        return xx, ev["point_f"][system.free_points].ravel(), rn
 
-    y = x[pos].copy()
-    residual(y)
-    scale = max(float(np.max(np.abs(system._pair_tension[system.seg0]))),
+    p = x[fp].copy()
+    x, res, rn = outer(p)
+    h = 1e-4 * max(1.0, float(np.max(np.abs(p))))
+    n_outer = 0
+    for n_outer in range(1, max_iter + 1):  # noqa: B007
+        if max(np.max(np.abs(res)), np.max(np.abs(rn))) <= nodes.tol:
+            break
+        jac = np.empty((p.size, p.size))
+        for j in range(p.size):
+            e = np.zeros(p.size)
+            e[j] = h
+            jac[:, j] = (outer(p + e)[1] - outer(p - e)[1]) / (2 * h)
+        try:
+            dp = np.linalg.solve(jac, -res)
+        except np.linalg.LinAlgError:
+            dp = -np.linalg.lstsq(jac, res, rcond=None)[0]
+        norm0 = float(np.linalg.norm(res))
+        for _ in range(30):
+            xt, rt, rnt = outer(p + dp)
+            if np.linalg.norm(rt) < norm0:
+                break
+            dp *= 0.5
+        else:
+            break
+        p, x, res, rn = p + dp, xt, rt, rnt
+    err = float(max(np.max(np.abs(res)), np.max(np.abs(rn))))
+    return x, {"converged": err <= nodes.tol, "iterations": it + nodes.iterations + n_outer,
+               "residual": err}
+
+
+class _NodeSolver:
+    """Newton solve of the internal nodes with every point (free ones too) held fixed."""
+
+    def __init__(self, system: LineSystem, cp: Array, tol: float, max_iter: int) -> None:
+        self.system, self.cp, self.max_iter = system, cp, max_iter
+        self.cv = np.zeros_like(cp)
+        self.pos = np.arange(3 * system.n_internal)
+        self.tol = math.inf
+        self.rel_tol = tol
+        self.iterations = 0
+
+    def solve(self, x: Array, *, first: bool = False) -> tuple[Array, Array, int]:
+        """Nodes of ``x`` in equilibrium; returns the state, the nodes' residual, iterations."""
+        system, pos = self.system, self.pos
+        x = x.copy()
+
+        def residual(y: Array) -> Array:
+            x[pos] = y
+            return system.evaluate(x, self.cp, self.cv)["fnet"][system.internal].ravel()
+
+        y = x[pos].copy()
+        it0 = 0
+        if first:
+            residual(y)
+            self.tol = self.rel_tol * max(
+                float(np.max(np.abs(system._pair_tension[system.seg0]))),
                 float(np.max(system.n_m)) * system.env.g)
-    # first with segments that resist compression too (a smooth problem: the catenary's
-    # chords are shorter than its arcs, so coarse segments start slack), then as MoorDyn
-    system._compression = True
-    try:
-        y, _, it0 = _newton(system, residual, y, tol * scale, max_iter)
-    finally:
-        system._compression = False
-    y, res, it = _newton(system, residual, y, tol * scale, max_iter)
-    it += it0
-    x[pos] = y
-    err = float(np.max(np.abs(res)))
-    return x, {"converged": err <= tol * scale, "iterations": it, "residual": err}
+        # first with segments that resist compression too (a smooth problem: the catenary's
+        # chords are shorter than its arcs, so coarse segments start slack, and a moved free
+        # point leaves the segments next to it slack), then as MoorDyn
+        system._compression = True
+        try:
+            y, _, it0 = _newton(system, residual, y, self.tol, self.max_iter)
+        finally:
+            system._compression = False
+        y, res, it = _newton(system, residual, y, self.tol, self.max_iter)
+        x[pos] = y
+        self.iterations += it + it0
+        return x, res, it + it0
 
 
 def _newton(system: LineSystem, residual: Callable[[Array], Array], y: Array, tol: float,
@@ -144,21 +212,15 @@ def _newton(system: LineSystem, residual: Callable[[Array], Array], y: Array, to
 
 
 def _jacobian(system: LineSystem, residual: Callable[[Array], Array], y: Array) -> Array:
-    """Central-difference Jacobian of the static residual, shape (y.size, y.size).
+    """Central-difference Jacobian of the nodes' static residual, shape (y.size, y.size).
 
-    Without free points a node's static force depends on itself and its two neighbours
-    only, so nodes three apart are perturbed together (9 residual pairs in all);
-    with free points every column is perturbed on its own.
+    With every point held fixed a node's static force depends on itself and its two
+    neighbours on the same line only, so nodes three apart are perturbed together (9
+    residual pairs in all).
     """
     h = 1e-6 * max(1.0, float(np.max(np.abs(y))))
     n = y.size
     jac = np.zeros((n, n))
-    if system.n_free:
-        for j in range(n):
-            e = np.zeros(n)
-            e[j] = h
-            jac[:, j] = (residual(y + e) - residual(y - e)) / (2 * h)
-        return jac
     ni = system.n_internal
     where = np.full(system.n_nodes, -1)
     where[system.internal] = np.arange(ni)
