@@ -95,7 +95,11 @@ def test_clump_replay_follows_moordyn_under_large_surge(tmp_path: Path, scheme: 
                                                         dtm: float) -> None:
     """8 m fairlead surge at 8 s period, faded in over 4 s, 12 s in all (a short record)."""
     lines = tmp_path / "lines.txt"
-    lines.write_text(TEXT.replace("rk2           tScheme", f"{scheme}           tScheme")
+    # the free point starts near its equilibrium: from the file's (-100, -70) MoorDyn-C
+    # 2.7.2's IC stage does not converge in TmaxIC = 60 s (it reports 3.6 m/s^2 left, the
+    # clump 30 m off); the static test above starts there
+    lines.write_text(TEXT.replace("-100.0  0.0     -70.0", "-84.2   0.0     -107.8")
+                     .replace("rk2           tScheme", f"{scheme}           tScheme")
                      .replace("0.001         dtM", f"{dtm}         dtM"))
     t = np.round(np.arange(0.0, 12.0 + 1e-9, 0.1), 10)
     ramp = np.where(t < 4.0, 0.5 * (1 - np.cos(np.pi * t / 4.0)), 1.0)
@@ -112,7 +116,8 @@ def test_clump_replay_follows_moordyn_under_large_surge(tmp_path: Path, scheme: 
     peak = md["FairTen2"].max()
     assert peak > 1.5 * md["FairTen2"][0]  # the motion is large
     after = md["t"] >= 4.0  # the fade-in is over
-    # same equations, scheme and step in both codes; the acceptance is 2 % of the peak
+    # same equations, scheme and step in both codes; measured (rk2) within 0.03 % of the
+    # peak after the fade-in; the acceptance is 2 %
     for ours_col, md_col in (("FairTen2", "FairTen2"), ("AnchTen1", "AnchTen1"),
                              ("FairTen1", "FairTen1"), ("point3Fx", "F0"), ("point3Fz", "F2")):
         err = np.max(np.abs(ours[ours_col][after] - md[md_col][after])) / peak
