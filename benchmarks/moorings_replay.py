@@ -62,6 +62,7 @@ def write_motion(path: Path, coupled: list[str], duration: float) -> None:
 
 
 def main() -> None:
+    from hydrofmu.moorings.equilibrium import initial_state
     from hydrofmu.moorings.moordyn_input import read_moordyn
     from hydrofmu.moorings.replay import Replay, coupled_columns, read_motion
 
@@ -86,7 +87,7 @@ def main() -> None:
                 rep = Replay(model=model, t=t, coords=coords)
                 p0, _ = rep.kinematics(0.0)
                 t0 = time.perf_counter()
-                x, _ = rep.system.initial_state(p0)
+                x, _ = initial_state(rep.system, p0)
                 ic = time.perf_counter() - t0
                 t0 = time.perf_counter()
                 rep.run()

@@ -25,7 +25,7 @@ the reference point, m, and roll-pitch-yaw, rad; velocity ``v``):
 
 The line states (internal nodes and free points) join the state vector as this part's
 states; they start at the static equilibrium of the lines at the body's initial pose
-(:meth:`~hydrofmu.moorings.lines.LineSystem.initial_state`). Each line ``k`` (numbered from
+(:func:`~hydrofmu.moorings.equilibrium.initial_state`). Each line ``k`` (numbered from
 1 over all ``[[moorings]]`` entries, in order) reports ``mooring.line<k>.T_fairlead`` and
 ``mooring.line<k>.T_anchor``, N, as MoorDyn's ``FairTen``/``AnchTen``: the magnitude of the
 net force on the line's end node B (fairlead) and end node A (anchor).
@@ -50,6 +50,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
+from ..moorings.equilibrium import initial_state
 from ..moorings.frames import rotation
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
@@ -131,7 +132,7 @@ class MoorDynPart(Part):
                        for i in range(6)])
         self.q0 = q0
         cp, _ = self.coupled(q0, np.zeros(6))
-        self.x0, info = sysm.initial_state(cp)
+        self.x0, info = initial_state(sysm, cp)
         if not info["converged"]:
             model.warnings.append(f"{where}: the initial static equilibrium did not converge "
                                   f"({info}); the lines start from its best estimate")

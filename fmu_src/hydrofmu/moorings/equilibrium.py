@@ -65,6 +65,28 @@ def initial_profile(system: LineSystem, coupled_positions: Array,
     return x
 
 
+def initial_state(system: LineSystem, coupled_positions: Array) -> tuple[Array, dict]:
+    """Initial state of the lines: the static equilibrium at the coupled positions, at rest.
+
+    :func:`static_equilibrium` (Newton) finds the equilibrium that MoorDyn's IC stage
+    approaches by dynamic relaxation, to round-off; when it does not converge (e.g. a line
+    slack in mid water) MoorDyn's own dynamic relaxation, :func:`relax`, is used.
+
+    Returns
+    -------
+    x, info
+        State, shape (n_states,), and the solver's report with ``"method"`` (``"newton"``
+        or ``"relaxation"``) and ``"converged"``.
+    """
+    x, info = static_equilibrium(system, coupled_positions)
+    if info["converged"]:
+        info["method"] = "newton"
+        return x, info
+    x, info = relax(system, coupled_positions)
+    info["method"] = "relaxation"
+    return x, info
+
+
 def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: float = 1e-9,
                        max_iter: int = 60) -> tuple[Array, dict]:
     """Static equilibrium by Newton's method from the catenary profile.
