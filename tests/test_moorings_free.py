@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.optimize import fsolve
-from test_moorings_lines import run_moordyn
 
 from hydrofmu.moorings.equilibrium import static_equilibrium
 from hydrofmu.moorings.lines import LineSystem
 from hydrofmu.moorings.moordyn_input import parse_moordyn
 from hydrofmu.moorings.replay import replay_file
+from test_moorings_lines import run_moordyn
 
 DATA = Path(__file__).parent / "data" / "moorings"
 TEXT = (DATA / "clump_2lines.txt").read_text()
