@@ -56,6 +56,7 @@ RUNTIME_MODULES: list[str] = [
     "moorings/line_layout.py",
     "moorings/equilibrium.py",
     "moorings/moordyn_input.py",
+    "moorings/moordyn_model.py",
     "tunable.py",
 ]
 

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
-from .moordyn_input import MoorDynModel
+from .moordyn_model import MoorDynModel
 
 Array = NDArray[np.float64]
 

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from .frames import rotation
 from .line_layout import Environment, LineLayout
-from .moordyn_input import MoorDynModel
+from .moordyn_model import MoorDynModel
 
 Array = NDArray[np.float64]
 
