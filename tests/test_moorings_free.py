@@ -86,14 +86,14 @@ def test_clump_weight_equilibrium_matches_the_catenary_closed_forms() -> None:
 
 
 #: the schemes compared with MoorDyn-C (same scheme name and step in both codes)
-DYNAMIC_SCHEMES = [("rk2", 0.001), ("rk4", 0.002), ("midpoint5", 0.002)]
+DYNAMIC_SCHEMES = [("rk2", 0.002), ("rk4", 0.004), ("midpoint5", 0.004)]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("scheme", "dtm"), DYNAMIC_SCHEMES)
 def test_clump_replay_follows_moordyn_under_large_surge(tmp_path: Path, scheme: str,
                                                         dtm: float) -> None:
-    """8 m fairlead surge at 8 s period, faded in over 4 s, 12 s in all (a short record)."""
+    """8 m fairlead surge at 8 s period, faded in over 3 s, 10 s in all (a short record)."""
     lines = tmp_path / "lines.txt"
     # the free point starts near its equilibrium: from the file's (-100, -70) MoorDyn-C
     # 2.7.2's IC stage does not converge in TmaxIC = 60 s (it reports 3.6 m/s^2 left, the
@@ -101,8 +101,8 @@ def test_clump_replay_follows_moordyn_under_large_surge(tmp_path: Path, scheme: 
     lines.write_text(TEXT.replace("-100.0  0.0     -70.0", "-84.2   0.0     -107.8")
                      .replace("rk2           tScheme", f"{scheme}           tScheme")
                      .replace("0.001         dtM", f"{dtm}         dtM"))
-    t = np.round(np.arange(0.0, 12.0 + 1e-9, 0.1), 10)
-    ramp = np.where(t < 4.0, 0.5 * (1 - np.cos(np.pi * t / 4.0)), 1.0)
+    t = np.round(np.arange(0.0, 10.0 + 1e-9, 0.1), 10)
+    ramp = np.where(t < 3.0, 0.5 * (1 - np.cos(np.pi * t / 3.0)), 1.0)
     surge = 8.0 * np.sin(2 * np.pi * t / 8.0) * ramp
     motion = tmp_path / "motion.csv"
     with motion.open("w") as fh:
@@ -114,10 +114,14 @@ def test_clump_replay_follows_moordyn_under_large_surge(tmp_path: Path, scheme: 
                          delimiter=",", names=True)
     np.testing.assert_allclose(ours["t"], md["t"], atol=1e-9)
     peak = md["FairTen2"].max()
-    assert peak > 1.5 * md["FairTen2"][0]  # the motion is large
-    after = md["t"] >= 4.0  # the fade-in is over
-    # same equations, scheme and step in both codes; measured (rk2) within 0.03 % of the
-    # peak after the fade-in; the acceptance is 2 %
+    # the motion is large: the peak is 1.6 times the static tension (MoorDyn's own first
+    # row, after its zero-length first step, is not its static state: ours is compared)
+    assert peak > 1.5 * ours["FairTen2"][0]
+    after = md["t"] >= 3.0  # the fade-in is over
+    # same equations, scheme and step in both codes; measured after the fade-in: within
+    # 0.33 % (rk2), 0.43 % (rk4), 0.69 % (midpoint5) of the peak (MoorDyn extrapolates the
+    # fairlead linearly within its step; 0.08-0.19 % at half these steps and 12 s); the
+    # acceptance is 2 %
     for ours_col, md_col in (("FairTen2", "FairTen2"), ("AnchTen1", "AnchTen1"),
                              ("FairTen1", "FairTen1"), ("point3Fx", "F0"), ("point3Fz", "F2")):
         err = np.max(np.abs(ours[ours_col][after] - md[md_col][after])) / peak

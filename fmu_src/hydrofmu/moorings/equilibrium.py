@@ -119,10 +119,17 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
     ni, nf = system.n_internal, system.n_free
     fp = slice(6 * ni, 6 * ni + 3 * nf)
 
-    def outer(p: Array) -> tuple[Array, Array, Array]:
-        # the nodes restart from the catenary between their ends: from a warm start, a
-        # moved free point leaves a line far from equilibrium (slack or overstretched)
-        xx, rn, _ = nodes.solve(initial_profile(system, cp, p))
+    def outer(p: Array, warm: Array | None = None) -> tuple[Array, Array, Array]:
+        # the nodes restart from the catenary between their ends (from a warm start, a free
+        # point moved far leaves a line slack or overstretched); a warm start is tried
+        # for the small moves of the finite differences
+        rn = None
+        if warm is not None:
+            xx = warm.copy()
+            xx[fp] = p
+            xx, rn, _ = nodes.solve(xx)
+        if rn is None or np.max(np.abs(rn)) > nodes.tol:
+            xx, rn, _ = nodes.solve(initial_profile(system, cp, p))
         ev = system.evaluate(xx, cp, np.zeros_like(cp))
         return xx, ev["point_f"][system.free_points].ravel(), rn
 
@@ -137,7 +144,7 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
         for j in range(p.size):
             e = np.zeros(p.size)
             e[j] = h
-            jac[:, j] = (outer(p + e)[1] - outer(p - e)[1]) / (2 * h)
+            jac[:, j] = (outer(p + e, x)[1] - outer(p - e, x)[1]) / (2 * h)
         try:
             dp = np.linalg.solve(jac, -res)
         except np.linalg.LinAlgError:
@@ -200,7 +207,7 @@ class _NodeSolver:
 def _newton(system: LineSystem, residual: Callable[[Array], Array], y: Array, tol: float,
             max_iter: int
             ) -> tuple[Array, Array, int]:
-    """Newton iterations with a Levenberg-Marquardt safeguard; returns y, residual, count."""
+    """Newton iterations with a shifted-Jacobian safeguard; returns y, residual, count."""
     res = residual(y)
     mu = None
     it = 0
@@ -210,27 +217,68 @@ def _newton(system: LineSystem, residual: Callable[[Array], Array], y: Array, to
         jac = _jacobian(system, residual, y)
         norm0 = float(np.linalg.norm(res))
         try:
-            dy = np.linalg.solve(jac, -res)
+            dy = solve_block_tridiagonal(jac, -res)
             trial = residual(y + dy)
             if np.linalg.norm(trial) < norm0:
                 y, res = y + dy, trial
                 continue
         except np.linalg.LinAlgError:
             pass
-        jtj, jtr = jac.T @ jac, jac.T @ res
-        dmax = float(np.max(np.diag(jtj)))
-        mu = 1e-9 * dmax if mu is None else mu
+        # the Newton step does not reduce the residual: shift the Jacobian, -K - mu I (the
+        # static stiffness K, made more definite), which turns the step from Newton's
+        # (mu -> 0) toward moving the nodes along their net force (mu large); it keeps the
+        # block-tridiagonal structure
+        dmax = float(np.max(np.abs(np.diag(jac))))
+        mu = 1e-3 * dmax if mu is None else mu
+        shift = np.eye(y.size)
         for _ in range(60):
-            dy = np.linalg.solve(jtj + mu * np.eye(y.size), -jtr)
-            trial = residual(y + dy)
-            if np.linalg.norm(trial) < norm0:
-                mu = max(mu / 10, 1e-15 * dmax)
-                break
-            mu *= 8
+            try:
+                dy = solve_block_tridiagonal(jac - mu * shift, -res)
+                trial = residual(y + dy)
+                if np.linalg.norm(trial) < norm0:
+                    mu = max(mu / 10, 1e-9 * dmax)
+                    break
+            except np.linalg.LinAlgError:
+                pass
+            mu *= 4
         else:
             break
         y, res = y + dy, trial
     return y, res, it
+
+
+def solve_block_tridiagonal(jac: Array, rhs: Array) -> Array:
+    """Solve ``jac y = rhs`` for a block-tridiagonal ``jac`` of 3x3 blocks (nodes' coupling).
+
+    The nodes' static Jacobian couples each internal node with its two neighbours only
+    (and not across lines: those blocks are zero), so the block Thomas algorithm solves it
+    with 3x3 solves. A dense solve is avoided on purpose: a multithreaded BLAS on a loaded
+    machine spends ~100 ms on a 117 x 117 system (40 segments) instead of ~0.1 ms.
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        A pivot block is singular (no block pivoting).
+    """
+    nb = rhs.size // 3
+    blk = jac.reshape(nb, 3, nb, 3)
+    cp = np.empty((nb, 3, 4))
+    prev = None
+    for i in range(nb):
+        diag = blk[i, :, i, :]
+        aug = np.empty((3, 4))
+        aug[:, :3] = blk[i, :, i + 1, :] if i + 1 < nb else 0.0
+        aug[:, 3] = rhs[3 * i:3 * i + 3]
+        if prev is not None:
+            low = blk[i, :, i - 1, :]
+            diag = diag - low @ prev[:, :3]
+            aug[:, 3] -= low @ prev[:, 3]
+        prev = cp[i] = np.linalg.solve(diag, aug)
+    y = np.empty(nb * 3)
+    y[3 * nb - 3:] = cp[nb - 1, :, 3]
+    for i in range(nb - 2, -1, -1):
+        y[3 * i:3 * i + 3] = cp[i, :, 3] - cp[i, :, :3] @ y[3 * i + 3:3 * i + 6]
+    return y
 
 
 def _jacobian(system: LineSystem, residual: Callable[[Array], Array], y: Array) -> Array:
