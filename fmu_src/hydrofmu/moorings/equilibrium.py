@@ -2,8 +2,10 @@
 
 The nodes start on the elastic catenary between their ends; the static equilibrium is then
 found by Newton's method (segments allowed to resist compression first, so that the slack
-chords of a coarse catenary profile do not make the problem singular, then as MoorDyn), or by
-MoorDyn's own IC stage, dynamic relaxation with scaled drag until ``threshIC``.
+chords of a coarse catenary profile do not make the problem singular, then as MoorDyn; free
+points as the outer unknowns of a nested damped Newton iteration), or by MoorDyn's own IC
+stage, dynamic relaxation with scaled drag until ``threshIC``. This module imports
+:mod:`.lines` (for types only); :mod:`.lines` never imports it.
 """
 
 from __future__ import annotations
@@ -93,8 +95,9 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
 
     The unknowns are the internal node and free point positions; the residual is the net
     static force on them (weight, buoyancy, tension, seabed; velocities zero). Without free
-    points, one Newton solve on the nodes (Jacobian by central differences, banded, step
-    backtracked on the residual norm). With free points the problem is nested: for given
+    points, one Newton solve on the nodes (Jacobian by central differences, block
+    tridiagonal, solved block by block; a step that does not reduce the residual norm is
+    replaced by one of the shifted Jacobian). With free points the problem is nested: for given
     free point positions the lines' nodes are solved as above (each line then hangs between
     fixed ends, a well-posed problem); the free points are the outer unknowns of a damped
     Newton iteration on their net force, the reduced Jacobian by central differences of
