@@ -53,8 +53,10 @@ RUNTIME_MODULES: list[str] = [
     "moorings/quasistatic.py",
     "moorings/frames.py",
     "moorings/lines.py",
+    "moorings/line_layout.py",
     "moorings/equilibrium.py",
     "moorings/moordyn_input.py",
+    "moorings/moordyn_model.py",
     "tunable.py",
 ]
 

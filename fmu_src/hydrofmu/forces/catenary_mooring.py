@@ -36,58 +36,16 @@ from ..hydrodata.model import HydroData
 from ..moorings.catenary import Catenary
 from ..moorings.quasistatic import CatenaryMooring
 from ..parts import Context, ModelInfo, Part, Port
+from .mooring_common import (
+    body_dofs,
+    check_keys,
+    initial_pose,
+    mooring_body,
+    tension_ports,
+)
 
 _KEYS = ("type", "body", "lines")
 _LINE_KEYS = ("anchor", "fairlead", "length", "weight", "ea", "seabed", "seabed_friction")
-
-
-def mooring_body(model: ModelInfo, where: str) -> tuple[str, int]:
-    """The body name and index a ``[[moorings]]`` entry holds (``body`` or the only one)."""
-    opts = model.options
-    if "body" in opts:
-        body = opts["body"]
-    elif len(model.names) == 1:
-        body = model.names[0]
-    else:
-        raise ConfigError(f"{where}: 'body' is needed when there are several bodies "
-                          f"({', '.join(model.names)})", value=None)
-    if body not in model.names:
-        raise ConfigError(f"{where}: body {body!r} is not one of {', '.join(model.names)}",
-                          value=body)
-    return body, model.names.index(body)
-
-
-def count_lines(entry: dict[str, Any]) -> int:
-    """Number of lines of one ``[[moorings]]`` entry that report tensions."""
-    kind = entry.get("type")
-    if kind == "catenary":
-        lines = entry.get("lines")
-        return len(lines) if isinstance(lines, list) else 0
-    if kind == "moordyn" and isinstance(entry.get("text"), str):
-        from ..moorings.moordyn_input import parse_moordyn
-
-        return len(parse_moordyn(entry["text"]).lines)
-    return 0
-
-
-def line_offset(config: dict[str, Any], options: dict[str, Any]) -> int:
-    """Lines of the ``[[moorings]]`` entries before ``options`` (tension outputs numbering)."""
-    total = 0
-    for entry in config.get("moorings") or []:
-        if entry == options:
-            return total
-        total += count_lines(entry)
-    return total
-
-
-def tension_ports(config: dict[str, Any], options: dict[str, Any]) -> list[Port]:
-    """``mooring.line<k>.T_fairlead`` and ``.T_anchor`` of every line of the entry, N."""
-    k0 = line_offset(config, options)
-    ports = []
-    for k in range(k0 + 1, k0 + count_lines(options) + 1):
-        ports.append(Port(f"mooring.line{k}.T_fairlead", "N"))
-        ports.append(Port(f"mooring.line{k}.T_anchor", "N"))
-    return ports
 
 
 def _vector(value: Any, what: str) -> NDArray[np.float64]:
@@ -116,10 +74,7 @@ class CatenaryPart(Part):
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
         opts = model.options
-        for key in opts:
-            if key not in _KEYS:
-                raise ConfigError(f"[[moorings]] catenary: unknown key {key!r}; allowed: "
-                                  f"{', '.join(_KEYS)}", value=key)
+        check_keys(opts, _KEYS, "[[moorings]] catenary")
         body, k = mooring_body(model, "[[moorings]] catenary")
         where = f"[[moorings]] catenary on '{body}'"
         lines = opts.get("lines")
@@ -130,10 +85,7 @@ class CatenaryPart(Part):
         self.lines: list[CatenaryMooring] = []
         for i, ln in enumerate(lines):
             w = f"{where}, line {i + 1}"
-            for key in ln:
-                if key not in _LINE_KEYS:
-                    raise ConfigError(f"{w}: unknown key {key!r}; allowed: "
-                                      f"{', '.join(_LINE_KEYS)}", value=key)
+            check_keys(ln, _LINE_KEYS, w)
             for key in ("anchor", "fairlead", "length", "weight", "ea"):
                 if key not in ln:
                     raise ConfigError(f"{w}: '{key}' is missing", value=None)
@@ -149,11 +101,8 @@ class CatenaryPart(Part):
                                                                f"{w}: fairlead"),
                                               line=cat))
         self.body = body
-        self.sl = slice(6 * k, 6 * k + 6)
-        self.dofs = np.zeros(model.n, dtype=bool)
-        self.dofs[self.sl] = True
-        pose0 = np.array([float(model.parameters.get(f"{body}.initial_pose[{i + 1}]", 0.0))
-                          for i in range(6)])
+        self.sl, self.dofs = body_dofs(model, k)
+        pose0 = initial_pose(model, body)
         try:
             f0, tensions = self.evaluate(pose0)
         except CatenaryError as exc:

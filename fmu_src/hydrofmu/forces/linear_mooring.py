@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from ..parts import Context, ModelInfo, Part
+from .mooring_common import body_dofs, check_keys, mooring_body
 
 _KEYS = ("type", "body", "stiffness", "damping", "pretension")
 
@@ -69,23 +70,9 @@ class LinearMooring(Part):
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
         opts = model.options
-        where = f"[[moorings]] {opts.get('body', '')!s}".rstrip()
-        for key in opts:
-            if key not in _KEYS:
-                raise ConfigError(f"{where}: unknown key {key!r}; allowed: {', '.join(_KEYS)}",
-                                  value=key)
-        if "body" in opts:
-            body = opts["body"]
-        elif len(model.names) == 1:
-            body = model.names[0]
-        else:
-            raise ConfigError(f"{where}: 'body' is needed when there are several bodies "
-                              f"({', '.join(model.names)})", value=None)
-        if body not in model.names:
-            raise ConfigError(f"[[moorings]]: body {body!r} is not one of "
-                              f"{', '.join(model.names)}", value=body)
+        check_keys(opts, _KEYS, f"[[moorings]] {opts.get('body', '')!s}".rstrip())
+        body, k = mooring_body(model, "[[moorings]] linear")
         where = f"[[moorings]] on '{body}'"
-        k = model.names.index(body)
         stiffness = _matrix(opts.get("stiffness", np.zeros((6, 6))), f"{where}: stiffness")
         damping = _matrix(opts.get("damping", np.zeros((6, 6))), f"{where}: damping")
         pre = np.asarray(opts.get("pretension", np.zeros(6)), dtype=float)
@@ -93,15 +80,13 @@ class LinearMooring(Part):
             raise ConfigError(f"{where}: pretension must be 6 finite numbers (N, N m), got "
                               f"{opts.get('pretension')!r}", value=opts.get("pretension"))
         n = model.n
-        sl = slice(6 * k, 6 * k + 6)
+        sl, self.dofs = body_dofs(model, k)
         self.stiffness = np.zeros((n, n))
         self.damping = np.zeros((n, n))
         self.pretension = np.zeros(n)
         self.stiffness[sl, sl] = stiffness
         self.damping[sl, sl] = damping
         self.pretension[sl] = pre
-        self.dofs = np.zeros(n, dtype=bool)
-        self.dofs[sl] = True
         model.report.append(
             f"mooring: linear on '{body}', stiffness diagonal {np.diag(stiffness).tolist()}, "
             f"pretension {pre.tolist()}"

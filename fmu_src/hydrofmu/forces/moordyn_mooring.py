@@ -25,7 +25,7 @@ the reference point, m, and roll-pitch-yaw, rad; velocity ``v``):
 
 The line states (internal nodes and free points) join the state vector as this part's
 states; they start at the static equilibrium of the lines at the body's initial pose
-(:meth:`~hydrofmu.moorings.lines.LineSystem.initial_state`). Each line ``k`` (numbered from
+(:func:`~hydrofmu.moorings.equilibrium.initial_state`). Each line ``k`` (numbered from
 1 over all ``[[moorings]]`` entries, in order) reports ``mooring.line<k>.T_fairlead`` and
 ``mooring.line<k>.T_anchor``, N, as MoorDyn's ``FairTen``/``AnchTen``: the magnitude of the
 net force on the line's end node B (fairlead) and end node A (anchor).
@@ -50,11 +50,18 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
+from ..moorings.equilibrium import initial_state
 from ..moorings.frames import rotation
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
 from ..parts import Context, ModelInfo, Part, Port
-from .catenary_mooring import mooring_body, tension_ports
+from .mooring_common import (
+    body_dofs,
+    check_keys,
+    initial_pose,
+    mooring_body,
+    tension_ports,
+)
 
 _KEYS = ("type", "file", "text", "body", "reference_point")
 
@@ -95,10 +102,7 @@ class MoorDynPart(Part):
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
         opts = model.options
-        for key in opts:
-            if key not in _KEYS:
-                raise ConfigError(f"[[moorings]] moordyn: unknown key {key!r}; allowed: "
-                                  f"{', '.join(_KEYS)}", value=key)
+        check_keys(opts, _KEYS, "[[moorings]] moordyn")
         if not isinstance(opts.get("text"), str):
             raise ConfigError("[[moorings]] moordyn: the file was not read; load the "
                               "configuration with hydrofmu.config.load_config (or resolve)",
@@ -122,16 +126,13 @@ class MoorDynPart(Part):
         if not (self.body_pose0 or self.point_r0):
             model.warnings.append(f"{where}: no Coupled point or body; the lines do not act "
                                   "on the body")
-        self.sl = slice(6 * k, 6 * k + 6)
-        self.dofs = np.zeros(model.n, dtype=bool)
-        self.dofs[self.sl] = True
+        self.sl, self.dofs = body_dofs(model, k)
         self.n_states = sysm.n_states
         self.n_lines = len(md.lines)
-        q0 = np.array([float(model.parameters.get(f"{body}.initial_pose[{i + 1}]", 0.0))
-                       for i in range(6)])
+        q0 = initial_pose(model, body)
         self.q0 = q0
         cp, _ = self.coupled(q0, np.zeros(6))
-        self.x0, info = sysm.initial_state(cp)
+        self.x0, info = initial_state(sysm, cp)
         if not info["converged"]:
             model.warnings.append(f"{where}: the initial static equilibrium did not converge "
                                   f"({info}); the lines start from its best estimate")

@@ -3,9 +3,13 @@
 - :mod:`.catenary` — the quasi-static elastic catenary with seabed contact (run time).
 - :mod:`.quasistatic` — a catenary line between an anchor and a body fairlead: force,
   moment and 6x6 stiffness at the body (run time).
-- :mod:`.moordyn_input` — MoorDyn v2 input files into a plain data model (build time).
+- :mod:`.moordyn_model` — the plain data model of a MoorDyn v2 file (run time).
+- :mod:`.moordyn_input` — MoorDyn v2 input files read into that model (run time: the FMU
+  parses its embedded file).
+- :mod:`.line_layout` — nodes, segments and their constants (run time).
 - :mod:`.lines` — MoorDyn-C v2 lumped-mass lines as one first-order system (run time).
-- :mod:`.equilibrium` — their initial static equilibrium (run time).
+- :mod:`.equilibrium` — their initial static equilibrium, free points included (run time;
+  it imports :mod:`.lines`, never the reverse).
 - :mod:`.frames` — roll-pitch-yaw rotation (run time).
 - :mod:`.replay` — ``hydrofmu mooring replay``: lines driven by a prescribed motion.
 

@@ -20,31 +20,28 @@ points (3 each).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from .frames import rotation
-from .moordyn_input import MoorDynModel
+from .line_layout import Environment, LineLayout
+from .moordyn_model import MoorDynModel
 
 Array = NDArray[np.float64]
 
-
-@dataclass
-class Environment:
-    """Still water: g (m/s^2), density (kg/m^3), depth (m), seabed kBot (Pa/m), cBot (Pa s/m)."""
-
-    g: float = 9.80665
-    rho: float = 1025.0
-    depth: float = math.inf
-    kbot: float = 3.0e6
-    cbot: float = 3.0e5
+__all__ = ["Environment", "LineSystem"]
 
 
-class LineSystem:
+class LineSystem(LineLayout):
     """Lines, points and coupled bodies of a MoorDyn file, as one first-order system.
+
+    The layout (nodes, segments, constants) is :class:`~.line_layout.LineLayout`'s; this
+    class adds the kinematics of the points, the forces on the nodes, the state derivative
+    and the outputs. The derivative is written for few numpy calls on small arrays (all the
+    lines' nodes in one set of arrays, no Python loop over lines or segments, the fully
+    submerged coefficients precomputed): at 20-60 nodes the cost of a call dominates.
 
     Parameters
     ----------
@@ -53,125 +50,32 @@ class LineSystem:
     """
 
     def __init__(self, *, model: MoorDynModel) -> None:
-        o = model.options
-        self.model = model
-        # as MoorDyn-C: the water is at least as deep as the lowest point of the file
-        depth = max([o.WtrDpth, *(-p.position[2] for p in model.points if p.kind != "body")])
-        self.env = Environment(g=o.g, rho=o.rho, depth=depth if depth > 0 else math.inf,
-                               kbot=o.kBot, cbot=o.cBot)
-        self.drag_scale = 1.0
-        self._compression = False
-        self._build(model)
-
-    # -- assembly ---------------------------------------------------------------------------
-    def _build(self, model: MoorDynModel) -> None:
+        super().__init__(model=model)
         env = self.env
-        pts = model.points
-        self.n_points = len(pts)
-        self.point_kind = [p.kind for p in pts]
-        self.point_r0 = np.array([p.position for p in pts], dtype=float).reshape(-1, 3)
-        self.point_mass = np.array([p.mass for p in pts], dtype=float)
-        self.point_volume = np.array([p.volume for p in pts], dtype=float)
-        self.point_cda = np.array([p.cda for p in pts], dtype=float)
-        self.point_ca = np.array([p.ca for p in pts], dtype=float)
-        self.point_body = [p.body for p in pts]
-        self.bodies = [b for b in model.bodies]
-        self.coupled_bodies = [i for i, b in enumerate(self.bodies) if b.kind == "coupled"]
-        self.coupled_points = [i for i, p in enumerate(pts) if p.kind == "coupled"]
-        self.free_points = np.array([i for i, p in enumerate(pts) if p.kind == "free"], dtype=int)
-        self.n_coupled_dof = 6 * len(self.coupled_bodies) + 3 * len(self.coupled_points)
-
-        starts, seg0, seg1, internal, node_line = [], [], [], [], []
-        l0, ea, ba, seg_d, seg_area = [], [], [], [], []
-        n_d, n_area, n_rho, n_can, n_cat, n_cdn, n_cdt, n_len, n_m = ([] for _ in range(9))
-        prev, nxt = [], []
-        self.end_a, self.end_b = [], []
-        k = 0
-        for li, ln in enumerate(model.lines):
-            lt = model.line_types[ln.line_type]
-            n = ln.n_segments
-            area = math.pi / 4 * lt.diameter**2
-            lseg = ln.length / n
-            b = lt.ba
-            if b < 0:
-                b = -b * lseg * math.sqrt(lt.ea * lt.mass_per_length)
-            starts.append(k)
-            for j in range(n):
-                seg0.append(k + j)
-                seg1.append(k + j + 1)
-                l0.append(lseg)
-                ea.append(lt.ea)
-                ba.append(b)
-                seg_d.append(lt.diameter)
-                seg_area.append(area)
-            for j in range(n + 1):
-                node_line.append(li)
-                half = 0.5 * lseg * ((j > 0) + (j < n))
-                n_len.append(half)
-                n_m.append(lt.mass_per_length * half)
-                n_d.append(lt.diameter)
-                n_area.append(area)
-                n_rho.append(lt.mass_per_length / area)
-                n_can.append(lt.ca)
-                n_cat.append(lt.caax)
-                n_cdn.append(lt.cd)
-                n_cdt.append(lt.cdax)
-                prev.append(k + max(j - 1, 0))
-                nxt.append(k + min(j + 1, n))
-                if 0 < j < n:
-                    internal.append(k + j)
-            self.end_a.append(k)
-            self.end_b.append(k + n)
-            k += n + 1
-        self.n_nodes = k
-        self.line_start = np.array(starts)
-        self.seg0, self.seg1 = np.array(seg0), np.array(seg1)
-        self.l0, self.ea, self.ba = np.array(l0), np.array(ea), np.array(ba)
-        self.seg_d = np.array(seg_d)
-        self.internal = np.array(internal, dtype=int)
-        self.node_line = np.array(node_line)
-        self.n_len, self.n_m, self.n_d = np.array(n_len), np.array(n_m), np.array(n_d)
-        self.n_area = np.array(n_area)
-        self.n_can, self.n_cat = np.array(n_can), np.array(n_cat)
-        self.n_cdn, self.n_cdt = np.array(n_cdn), np.array(n_cdt)
-        self.prev, self.next = np.array(prev), np.array(nxt)
-        self.end_a, self.end_b = np.array(self.end_a), np.array(self.end_b)
-        # which end nodes sit on which point
-        self.end_nodes = np.concatenate([self.end_a, self.end_b])
-        self.end_points = np.array([ln.point_a - 1 for ln in model.lines]
-                                   + [ln.point_b - 1 for ln in model.lines])
-        self.n_internal = self.internal.size
-        self.n_free = self.free_points.size
-        self.n_states = 6 * self.n_internal + 6 * self.n_free
-        # seabed, left/right segment of each node (for submergence)
-        nseg = self.seg0.size
-        self.node_left = np.full(self.n_nodes, -1)
-        self.node_right = np.full(self.n_nodes, -1)
-        self.node_left[self.seg1] = np.arange(nseg)
-        self.node_right[self.seg0] = np.arange(nseg)
-        self._has_left = self.node_left >= 0
-        self._has_right = self.node_right >= 0
-        self._left = np.where(self._has_left, self.node_left, 0)
-        self._right = np.where(self._has_right, self.node_right, 0)
-        if self.n_free and not np.all(self.point_mass[self.free_points]
-                                      + self.point_volume[self.free_points] >= 0):
-            raise ConfigError("free points need mass and volume >= 0", value=None)
-        npair = self.n_nodes - 1
-        real = np.zeros(npair, dtype=bool)
-        real[self.seg0] = True
-        self._pair_fake = np.where(real, 0.0, 1.0)
-        self._pair_l0 = np.ones(npair)
-        self._pair_ea = np.zeros(npair)
-        self._pair_ba = np.zeros(npair)
-        self._pair_l0[self.seg0] = self.l0
-        self._pair_ea[self.seg0] = self.ea
-        self._pair_ba[self.seg0] = self.ba
-        vol = self.n_len * self.n_area
-        self._a_full = self.n_m + env.rho * vol * self.n_can
-        self._b_full = env.rho * vol * (self.n_cat - self.n_can)
-        self._wz_full = -env.g * (self.n_m - env.rho * vol)
-        self._cdn_d = self.n_cdn * self.n_d
-        self._cdt_d = math.pi * self.n_cdt * self.n_d
+        self._cp_index = np.array(self.coupled_points, dtype=int)
+        self._no_bodies = not self.bodies and not any(b is not None for b in self.point_body)
+        self._tangent_nodes = np.concatenate([self.end_a, self.end_b])
+        self._tangent_pairs = np.concatenate([self.end_a, self.end_b - 1])
+        self._pair_ea_l0 = self._pair_ea / self._pair_l0
+        self._pair_ba_l0 = self._pair_ba / self._pair_l0
+        half_rho = 0.5 * env.rho
+        self._cn_full = self._cdn_d * half_rho * self.n_len
+        self._ct_full = self._cdt_d * half_rho * self.n_len
+        ii = self.internal
+        self._bab_full_i = (self._b_full / (self._a_full + self._b_full))[ii]
+        self._inv_a_full_i = 1.0 / self._a_full[ii]
+        self._has_seabed = math.isfinite(env.depth)
+        # per body carrying points: coupled index (-1: fixed), file pose, points, body-frame
+        # positions (m)
+        self._zero6 = np.zeros(6)
+        self._body_groups = []
+        for bi, body in enumerate(self.bodies):
+            idx = np.array([i for i, pb in enumerate(self.point_body) if pb == body.id],
+                           dtype=int)
+            if idx.size:
+                k = self.coupled_bodies.index(bi) if body.kind == "coupled" else -1
+                self._body_groups.append((k, np.array(body.pose, dtype=float), idx,
+                                          self.point_r0[idx]))
 
     # -- kinematics of the points -------------------------------------------------------------
     def point_kinematics(
@@ -186,30 +90,34 @@ class LineSystem:
                 f"{cp.size} and {cv.size}", value=cp.size)
         r = self.point_r0.copy()
         v = np.zeros_like(r)
-        poses: dict[int, tuple[Array, Array, Array, Array]] = {}
-        for n, bi in enumerate(self.coupled_bodies):
-            pose, vel = cp[6 * n:6 * n + 6], cv[6 * n:6 * n + 6]
-            poses[self.bodies[bi].id] = (pose[:3], rotation(pose[3:]), vel[:3], vel[3:])
-        for b in self.bodies:
-            if b.kind == "fixed":
-                pose = np.array(b.pose)
-                poses[b.id] = (pose[:3], rotation(pose[3:]), np.zeros(3), np.zeros(3))
-        off = 6 * len(self.coupled_bodies)
-        for n, pi in enumerate(self.coupled_points):
-            r[pi] = cp[off + 3 * n:off + 3 * n + 3]
-            v[pi] = cv[off + 3 * n:off + 3 * n + 3]
-        for pi, bid in enumerate(self.point_body):
-            if bid is not None:
-                pos, rot, lin, ang = poses[bid]
-                arm = rot @ self.point_r0[pi]
-                r[pi] = pos + arm
-                v[pi] = lin + np.cross(ang, arm)
+        if self._no_bodies:
+            r[self._cp_index] = cp.reshape(-1, 3)
+            v[self._cp_index] = cv.reshape(-1, 3)
+        else:
+            self._body_kinematics(cp, cv, r, v)
         if self.n_free:
             nf = self.n_free
             base = 6 * self.n_internal
             r[self.free_points] = x[base:base + 3 * nf].reshape(nf, 3)
             v[self.free_points] = x[base + 3 * nf:base + 6 * nf].reshape(nf, 3)
         return r, v
+
+    def _body_kinematics(self, cp: Array, cv: Array, r: Array, v: Array) -> None:
+        """Coupled points and the points of bodies into ``r``, ``v`` (in place)."""
+        for k, pose, idx, r0 in self._body_groups:
+            vel = self._zero6
+            if k >= 0:  # a coupled body; otherwise fixed, at its pose from the file
+                pose, vel = cp[6 * k:6 * k + 6], cv[6 * k:6 * k + 6]
+            arm = r0 @ rotation(pose[3:]).T
+            r[idx] = pose[:3] + arm
+            w = vel[3:]
+            # w x arm for every point of the body at once
+            v[idx] = vel[:3] + np.column_stack([w[1] * arm[:, 2] - w[2] * arm[:, 1],
+                                                w[2] * arm[:, 0] - w[0] * arm[:, 2],
+                                                w[0] * arm[:, 1] - w[1] * arm[:, 0]])
+        off = 6 * len(self.coupled_bodies)
+        r[self._cp_index] = cp[off:].reshape(-1, 3)
+        v[self._cp_index] = cv[off:].reshape(-1, 3)
 
     # -- the line model ---------------------------------------------------------------------
     def node_forces(self, r: Array, v: Array) -> tuple[Array, Array, Array, Array]:
@@ -229,31 +137,38 @@ class LineSystem:
         env = self.env
         # node pairs (p, p+1): the segments, and between two lines a pair with no stiffness
         d = r[1:] - r[:-1]
-        lstr = np.sqrt(np.einsum("ij,ij->i", d, d)) + self._pair_fake
-        qs = d / lstr[:, None]
-        ldstr = np.einsum("ij,ij->i", qs, v[1:] - v[:-1])
+        lstr = np.sqrt(np.einsum("ij,ij->i", d, d))
+        lstr += self._pair_fake
+        ldstr = np.einsum("ij,ij->i", d, v[1:] - v[:-1])
+        ldstr /= lstr
         stretch = lstr - self._pair_l0
         if not self._compression:
-            stretch = np.maximum(stretch, 0.0)
-        tmag = (self._pair_ea * stretch + self._pair_ba * ldstr) / self._pair_l0
-        seg_force = tmag[:, None] * qs
+            np.maximum(stretch, 0.0, out=stretch)
+        tmag = self._pair_ea_l0 * stretch
+        tmag += self._pair_ba_l0 * ldstr
         self._pair_tension = tmag
-        fnet = np.zeros_like(r)
-        fnet[:-1] += seg_force
+        seg_force = (tmag / lstr)[:, None] * d
+        fnet = np.empty_like(r)
+        fnet[:-1] = seg_force
+        fnet[-1] = 0.0
         fnet[1:] -= seg_force
         # tangents: neighbours for internal nodes, the end segment for end nodes
         t = np.empty_like(r)
-        t[1:-1] = r[2:] - r[:-2]
-        t[self.end_a] = d[self.end_a]
-        t[self.end_b] = d[self.end_b - 1]
+        np.subtract(r[2:], r[:-2], out=t[1:-1])
+        t[self._tangent_nodes] = d[self._tangent_pairs]
         q = t / np.sqrt(np.einsum("ij,ij->i", t, t))[:, None]
-        rho_w = env.rho
-        if r[:, 2].max() < 0.0:  # every node under water: the precomputed full values
+        z = r[:, 2]
+        if z.max() < 0.0:  # every node under water: the precomputed full values
             sub_len, a, b = self.n_len, self._a_full, self._b_full
             fnet[:, 2] += self._wz_full
+            if self.drag_scale == 1.0:
+                cn, ct = self._cn_full, self._ct_full
+            else:
+                shared = (0.5 * env.rho * self.drag_scale) * sub_len
+                cn, ct = self._cdn_d * shared, self._cdt_d * shared
         else:
             # submergence of each segment (surface z = 0): linear in the ends' depth
-            z0, z1 = r[self.seg0, 2], r[self.seg1, 2]
+            z0, z1 = z[self.seg0], z[self.seg1]
             lo, hi = np.minimum(z0, z1), np.maximum(z0, z1)
             frac = np.where(hi <= 0.0, 1.0, np.where(lo >= 0.0, 0.0,
                                                      -lo / np.maximum(hi - lo, 1e-300)))
@@ -261,24 +176,22 @@ class LineSystem:
             sub_len = 0.5 * (np.where(self._has_left, seg_sub[self._left], 0.0)
                              + np.where(self._has_right, seg_sub[self._right], 0.0))
             vol = sub_len * self.n_area
-            fnet[:, 2] -= env.g * (self.n_m - rho_w * vol)
-            a = self.n_m + rho_w * vol * self.n_can
-            b = rho_w * vol * (self.n_cat - self.n_can)
-        # Morison drag in still water
-        vq_l = -np.einsum("ij,ij->i", v, q)
-        vq = vq_l[:, None] * q
-        vp = -v - vq
-        shared = (0.5 * rho_w * self.drag_scale) * sub_len
-        vp_mag = np.sqrt(np.einsum("ij,ij->i", vp, vp))
-        fnet += (vp_mag * self._cdn_d * shared)[:, None] * vp
-        fnet += (np.abs(vq_l) * self._cdt_d * shared)[:, None] * vq
+            fnet[:, 2] -= env.g * (self.n_m - env.rho * vol)
+            a = self.n_m + env.rho * vol * self.n_can
+            b = env.rho * vol * (self.n_cat - self.n_can)
+            shared = (0.5 * env.rho * self.drag_scale) * sub_len
+            cn, ct = self._cdn_d * shared, self._cdt_d * shared
+        # Morison drag in still water: normal and tangential parts of the node's velocity
+        u = np.einsum("ij,ij->i", v, q)
+        v_par = u[:, None] * q
+        v_perp = v - v_par
+        fnet -= (np.sqrt(np.einsum("ij,ij->i", v_perp, v_perp)) * cn)[:, None] * v_perp
+        fnet -= (np.abs(u) * ct)[:, None] * v_par
         # seabed
-        if math.isfinite(env.depth):
-            pen = -env.depth - r[:, 2]
-            contact = pen > 0
-            if contact.any():
-                fnet[:, 2] += np.where(
-                    contact, (pen * env.kbot - v[:, 2] * env.cbot) * self.n_d * self.n_len, 0.0)
+        if self._has_seabed and z.min() < -env.depth:
+            pen = -env.depth - z
+            fnet[:, 2] += np.where(
+                pen > 0, (pen * env.kbot - v[:, 2] * env.cbot) * self.n_d * self.n_len, 0.0)
         return fnet, a, b, q
 
     def _nodes(self, x: Array, r_points: Array, v_points: Array) -> tuple[Array, Array]:
@@ -324,8 +237,27 @@ class LineSystem:
         coupled_positions, coupled_velocities
             Coupled degrees of freedom, shape (n_coupled_dof,).
         """
-        return self.derivative_and_evaluate(x, coupled_positions, coupled_velocities,
-                                            points=False)[0]
+        if self.n_free:
+            return self.derivative_and_evaluate(x, coupled_positions, coupled_velocities,
+                                                points=False)[0]
+        rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
+        r, v = self._nodes(x, rp, vp)
+        fnet, a, b, q = self.node_forces(r, v)
+        ii = self.internal
+        fi, qi = fnet[ii], q[ii]
+        ni = self.n_internal
+        out = np.empty(self.n_states)
+        out[:3 * ni] = x[3 * ni:6 * ni]
+        acc = out[3 * ni:6 * ni].reshape(ni, 3)
+        if a is self._a_full:
+            qf = np.einsum("ij,ij->i", qi, fi) * self._bab_full_i
+            np.subtract(fi, qf[:, None] * qi, out=acc)
+            acc *= self._inv_a_full_i[:, None]
+        else:
+            ai, bi = a[ii], b[ii]
+            qf = np.einsum("ij,ij->i", qi, fi)
+            np.divide(fi - (bi / (ai + bi) * qf)[:, None] * qi, ai[:, None], out=acc)
+        return out
 
     def derivative_and_evaluate(
         self, x: Array, coupled_positions: Array, coupled_velocities: Array, *,
@@ -404,22 +336,3 @@ class LineSystem:
         ev = self.evaluate(x, coupled_positions, coupled_velocities)
         f = ev["fnet"]
         return (np.linalg.norm(f[self.end_b], axis=1), np.linalg.norm(f[self.end_a], axis=1))
-
-    # -- initial state ---------------------------------------------------------------------
-    def initial_state(self, coupled_positions: Array) -> tuple[Array, dict]:
-        """Initial state: the static equilibrium at the coupled positions, at rest.
-
-        :func:`~hydrofmu.moorings.equilibrium.static_equilibrium` (Newton) finds the
-        equilibrium that MoorDyn's IC stage approaches by dynamic relaxation, to round-off;
-        when it does not converge (e.g. a line slack in mid water) MoorDyn's own dynamic
-        relaxation, :func:`~hydrofmu.moorings.equilibrium.relax`, is used.
-        """
-        from .equilibrium import relax, static_equilibrium
-
-        x, info = static_equilibrium(self, coupled_positions)
-        if info["converged"]:
-            info["method"] = "newton"
-            return x, info
-        x, info = relax(self, coupled_positions)
-        info["method"] = "relaxation"
-        return x, info

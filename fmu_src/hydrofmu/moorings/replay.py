@@ -19,6 +19,7 @@ reference point) and the file's OUTPUTS channels under MoorDyn's names.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import math
 import sys
@@ -30,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import InputError
+from .equilibrium import initial_state
 from .lines import LineSystem
 from .moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
 
@@ -68,20 +70,22 @@ class HermiteMotion:
             w0, w1 = h[1:, None], h[:-1, None]
             m[1:-1] = (w0 * s[:-1] + w1 * s[1:]) / (w0 + w1)
         self.m = m
+        # per interval, position = c0 + u (c1 + u (c2 + u c3)), u in [0, 1]: the Hermite
+        # basis expanded once, so that a query costs a few operations on small arrays
+        y0, y1, m0, m1 = y[:-1], y[1:], m[:-1] * h[:, None], m[1:] * h[:, None]
+        self._c = np.stack([y0, m0, 3 * (y1 - y0) - 2 * m0 - m1, 2 * (y0 - y1) + m0 + m1])
+        self._dc = np.stack([m0, 2 * self._c[2], 3 * self._c[3]]) / h[None, :, None]
+        self._tl = t.tolist()
+        self._h = h.tolist()
 
     def __call__(self, tq: float) -> tuple[Array, Array]:
         """Position and velocity at ``tq`` (clamped to the sampled range), shape (m,) each."""
-        t = self.t
-        i = int(np.clip(np.searchsorted(t, tq, side="right") - 1, 0, t.size - 2))
-        h = t[i + 1] - t[i]
-        u = min(max((tq - t[i]) / h, 0.0), 1.0)
-        u2, u3 = u * u, u * u * u
-        y0, y1, m0, m1 = self.y[i], self.y[i + 1], self.m[i] * h, self.m[i + 1] * h
-        pos = ((2 * u3 - 3 * u2 + 1) * y0 + (u3 - 2 * u2 + u) * m0 + (-2 * u3 + 3 * u2) * y1
-               + (u3 - u2) * m1)
-        vel = ((6 * u2 - 6 * u) * y0 + (3 * u2 - 4 * u + 1) * m0 + (-6 * u2 + 6 * u) * y1
-               + (3 * u2 - 2 * u) * m1) / h
-        return pos, vel
+        tl = self._tl
+        i = min(max(bisect.bisect_right(tl, tq) - 1, 0), len(tl) - 2)
+        u = min(max((tq - tl[i]) / self._h[i], 0.0), 1.0)
+        c0, c1, c2, c3 = self._c[:, i]
+        d0, d1, d2 = self._dc[:, i]
+        return c0 + u * (c1 + u * (c2 + u * c3)), d0 + u * (d1 + u * d2)
 
 
 def coupled_columns(model: MoorDynModel) -> list[str]:
@@ -209,7 +213,7 @@ class Replay:
         scheme = make_scheme(o.tScheme)
         ts = self.motion.t
         p0, _ = self.kinematics(float(ts[0]))
-        x, info = s.initial_state(p0)
+        x, info = initial_state(s, p0)
 
         def f(t: float, y: Array) -> Array:
             pos, vel = self.kinematics(t)
