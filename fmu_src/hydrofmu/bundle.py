@@ -56,6 +56,9 @@ RUNTIME_MODULES: list[str] = [
     "moorings/equilibrium.py",
     "moorings/moordyn_input.py",
     "tunable.py",
+    "fmi_log.py",
+    "fmi_variables.py",
+    "fmi_access.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).
