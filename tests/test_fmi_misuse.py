@@ -414,6 +414,58 @@ picky.close()
     assert "currentCommunicationPoint = nan" in messages[0][2]
 
 
+SHIM_ROW = """
+inst = Instance(FMU, "shim")
+inst.start()
+result["step"] = inst.step(H)
+n = len(inst.messages)
+result["status"] = inst.call(inst.fmu.doStep, math.nan, H)
+result["log"] = errors(inst, n)
+inst.close()
+"""
+
+
+def test_shim_built_with_ziglang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine with only Python and pip: CC=zig forces the ziglang wheel's compiler
+    (``python -m ziglang cc``); the FMU carries the shim and a refused call is fmi2Error."""
+    pytest.importorskip("ziglang")  # in the test extra: skipped only outside it
+    from hydrofmu import native
+
+    monkeypatch.setenv("CC", "zig")
+    command = native.c_compiler()
+    assert command is not None and command[1:4] == ["-m", "ziglang", "cc"]
+    bodies, config = default_config()
+    fmu = build_fmu(bodies, config, tmp_path / "Zig.fmu", model_name="Zig")
+    with zipfile.ZipFile(fmu) as z:
+        assert "binaries/linux64/Zig_pythonfmu.so" in z.namelist()
+    r = run_row(fmu, SHIM_ROW, tmp_path)
+    assert r["step"] == FMI_OK and r["status"] == FMI_ERROR
+    assert any("currentCommunicationPoint = nan" in m for m in r["log"]), r["log"]
+
+
+def test_without_a_compiler_the_build_warns_and_refusals_are_logged_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No compiler at all: one warning naming what is lost and the fix; the FMU has
+    pythonfmu's binary alone, whose refused call returns fmi2OK with the logged error."""
+    import warnings
+
+    from hydrofmu import native
+
+    monkeypatch.setattr(native, "c_compiler", lambda: None)
+    bodies, config = default_config()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fmu = build_fmu(bodies, config, tmp_path / "Bare.fmu", model_name="Bare")
+    hints = [str(w.message) for w in caught if "no C compiler" in str(w.message)]
+    assert len(hints) == 1 and "pip install 'hydrofmu[native]'" in hints[0], hints
+    with zipfile.ZipFile(fmu) as z:
+        assert "binaries/linux64/Bare_pythonfmu.so" not in z.namelist()
+    r = run_row(fmu, SHIM_ROW, tmp_path)
+    assert r["step"] == FMI_OK and r["status"] == FMI_DISCARD  # pythonfmu's best
+    assert any("currentCommunicationPoint = nan" in m for m in r["log"]), r["log"]
+
+
 # ---------------------------------------------------------------------- model description
 def test_default_experiment_ranges_and_archive_modes(misuse_fmu: Path) -> None:
     import xml.etree.ElementTree as ET
