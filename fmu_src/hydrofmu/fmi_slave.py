@@ -245,12 +245,11 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
             return False
         if self._step_arguments_refused(current_time, step_size):
             return False
-        reals, u = self._reals, self._u
-        lo = self._in_lo
-        for k in range(u.size):
-            u[k] = reals[lo + k]
-        if not np.isfinite(u).all():
-            bad = {n: float(v) for n, v in zip(self._input_names, u, strict=True)
+        reals = self._reals
+        values = reals[self._in_lo : self._in_hi]
+        total = sum(values)  # finite inputs give 0.0 below; NaN or inf (or overflow) do not
+        if total - total != 0.0 and not all(map(math.isfinite, values)):
+            bad = {n: v for n, v in zip(self._input_names, values, strict=True)
                    if not math.isfinite(v)}
             self._error(
                 f"step at t = {current_time!r} s refused: non-finite input {bad}; the state "
@@ -259,6 +258,8 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
             )
             return False
         try:
+            u = self._u
+            u[:] = values
             sim.set_input_vector(u)
             sim.step(current_time, step_size)
             y = sim.output_vector()
