@@ -116,7 +116,9 @@ class Instance:
         return np.array(self.fmu.getReal([self.vr[n] for n in names]))
 
     def close(self) -> None:
-        self.fmu.terminate()
+        # fmi2Terminate is refused (fmi2Error) where FMI 2.0 does not allow it, e.g. right
+        # after fmi2Reset (state "instantiated"); the instance is freed all the same.
+        self.call(self.fmu.terminate)
         self.fmu.freeInstance()
         shutil.rmtree(self.unzipdir, ignore_errors=True)
 

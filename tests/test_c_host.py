@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -27,41 +26,27 @@ import fmpy
 import numpy as np
 import pytest
 
-from hydrofmu import bundle
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
-from hydrofmu.native import needed_libraries, shared_libpython
+from hydrofmu.native import c_compiler, needed_libraries, shared_libpython
 from test_fmu import drive
 
 pytestmark = pytest.mark.fmu
 
 HOST_SOURCE = Path(__file__).parent / "c_host" / "host.c"
 FMPY_HEADERS = Path(fmpy.__file__).parent / "c-code"
-COMPILER = shutil.which("cc") or shutil.which("gcc")
+COMPILER = c_compiler()  # cc, gcc, $CC or the ziglang wheel
 DT, STEPS, F_PTO = 0.05, 200, 2.0e4  # s, -, N (a heave push well above round-off)
-
-#: While the FMU's run time imports scipy, the exit after a clean fmi2FreeInstance is a
-#: lottery even with the exit guard (heap corruption in scipy's finalization; measured
-#: 11-23: 1 exit 0 in 6 runs); with a numpy-only run time and the guard, 6 of 6 exit 0.
-#: Issue 7 item 1 (another branch) removes scipy; this marker then goes away by itself and
-#: the assertion holds in full.
-SCIPY_AT_RUN_TIME = "scipy" in bundle.RUNTIME_DEPENDENCIES
-exit_xfail = pytest.mark.xfail(
-    SCIPY_AT_RUN_TIME,
-    reason="the run time still imports scipy, whose finalization corrupts the heap in a "
-    "C host at exit, intermittently (issue 7 item 1 removes it)",
-    strict=False,
-)
 
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if COMPILER is None:
-        pytest.skip("no C compiler (cc or gcc) on PATH to build tests/c_host/host.c")
+        pytest.skip("no C compiler (cc, gcc, $CC or ziglang) to build tests/c_host/host.c")
     exe = tmp_path_factory.mktemp("c_host") / "host"
     subprocess.run(
         [
-            COMPILER,
+            *COMPILER,
             "-O1",
             "-Wall",
             "-Werror",
@@ -184,7 +169,6 @@ def test_c_host_heave_equals_fmpy(runs: dict, fmpy_heave: np.ndarray, way: str) 
     np.testing.assert_allclose(heave, fmpy_heave, rtol=0, atol=1e-12)
 
 
-@exit_xfail
 @pytest.mark.parametrize("way", ["preload", "linked", "non-ascii"])
 def test_c_host_exits_zero_after_free(runs: dict, way: str) -> None:
     run = runs[way]

@@ -77,3 +77,14 @@ def test_missing_python_and_bad_file(fmus: dict[str, Path], tmp_path: Path) -> N
     bad.write_text("not a zip")
     with pytest.raises(InputError, match="not a readable FMU"):
         diagnose(bad)
+
+
+def test_fmu_without_the_shim_is_flagged_with_the_fix(fmus: dict[str, Path]) -> None:
+    """Built without a compiler (uri_shim=False): the report says what is lost and how to
+    get it; with the shim it says what the shim does."""
+    bare = " | ".join(f.text for f in diagnose(fmus["bare"], python=sys.executable).findings)
+    assert "no hydrofmu shim" in bare and "fmi2OK" in bare
+    assert "pip install 'hydrofmu[native]'" in bare
+    plain = " | ".join(f.text for f in diagnose(fmus["plain"], python=sys.executable).findings)
+    assert "refused calls return fmi2Error" in plain and "no hydrofmu shim" not in plain
+

@@ -7,12 +7,12 @@ the host is alive and that a NEW instance initializes and steps.
 
 What pythonfmu 0.7's C wrapper lets the Python slave return (read in its source,
 ``fmi2.cpp`` and ``PySlaveInstance.cpp``): ``do_step`` returning False is ``fmi2Discard``;
-every other callback returns ``fmi2OK`` unless it raises, and a Python exception becomes
-``fmi2Fatal`` after the wrapper has released the instance's Python objects (which it
-releases again in ``fmi2FreeInstance``). ``fmi2Error`` is therefore not reachable. The
-refusals are answered with the strongest status that leaves the host and the instance
-safe: ``fmi2Discard`` for ``fmi2DoStep``; for the other calls, the call is ignored and a
-message with status ``fmi2Error`` is logged (asserted below through the logger callback).
+every other callback returns ``fmi2OK`` unless it raises (``fmi2Fatal``, instance dead).
+hydrofmu's shim in front of the Linux binary (``uri_shim.c``, built with the system
+compiler or the ziglang wheel) turns a call the slave marked as refused into ``fmi2Error``
+(fmpy raises ``FMICallException`` with the status); the rows below assert the statuses of
+the issue's table: fmi2Error for calls out of the state machine, bad time arguments, bad
+parameters and bad state blobs; fmi2Discard for a step above the work limit.
 """
 
 from __future__ import annotations
@@ -115,11 +115,11 @@ def test_do_step_at_infinite_time_is_refused(misuse_fmu: Path, tmp_path: Path) -
     r = run_row(misuse_fmu, started("""
 n = len(inst.messages)
 result["status"], result["elapsed"] = timed(inst, inst.fmu.doStep, math.inf, H)
-result["log"] = discards(inst, n)
+result["log"] = errors(inst, n)
 result["next"] = inst.step(H)
 inst.close()
 """), tmp_path)
-    assert r["status"] == FMI_DISCARD
+    assert r["status"] == FMI_ERROR
     assert r["elapsed"] < REFUSAL_LIMIT
     assert any("currentCommunicationPoint = inf" in m for m in r["log"]), r["log"]
     assert r["next"] == FMI_OK  # the refused call left the instance usable at its time
@@ -130,12 +130,12 @@ def test_do_step_at_nan_time_is_refused(misuse_fmu: Path, tmp_path: Path) -> Non
 before = inst.get(["body.pose[3]"]).tolist()
 n = len(inst.messages)
 result["status"], result["elapsed"] = timed(inst, inst.fmu.doStep, math.nan, H)
-result["log"] = discards(inst, n)
+result["log"] = errors(inst, n)
 result["unchanged"] = inst.get(["body.pose[3]"]).tolist() == before
 result["next"] = inst.step(H)
 inst.close()
 """), tmp_path)
-    assert r["status"] == FMI_DISCARD
+    assert r["status"] == FMI_ERROR
     assert any("currentCommunicationPoint = nan" in m for m in r["log"]), r["log"]
     assert r["unchanged"] and r["next"] == FMI_OK
 
@@ -145,10 +145,10 @@ def test_bad_step_size_is_refused(misuse_fmu: Path, tmp_path: Path, step: str) -
     r = run_row(misuse_fmu, started(f"""
 n = len(inst.messages)
 result["status"], result["elapsed"] = timed(inst, inst.fmu.doStep, inst.time, {step})
-result["log"] = discards(inst, n)
+result["log"] = errors(inst, n)
 inst.close()
 """), tmp_path)
-    assert r["status"] == FMI_DISCARD and r["elapsed"] < REFUSAL_LIMIT
+    assert r["status"] == FMI_ERROR and r["elapsed"] < REFUSAL_LIMIT
     assert any("communicationStepSize" in m for m in r["log"]), r["log"]
 
 
@@ -156,10 +156,10 @@ def test_do_step_at_the_wrong_time_is_refused(misuse_fmu: Path, tmp_path: Path) 
     r = run_row(misuse_fmu, started("""
 n = len(inst.messages)
 result["status"], _ = timed(inst, inst.fmu.doStep, inst.time + 5.0, H)
-result["log"] = discards(inst, n)
+result["log"] = errors(inst, n)
 inst.close()
 """), tmp_path)
-    assert r["status"] == FMI_DISCARD
+    assert r["status"] == FMI_ERROR
     assert any("but the FMU is at t = 0.1" in m for m in r["log"]), r["log"]
 
 
@@ -197,7 +197,7 @@ result["status"], _ = timed(inst, inst.fmu.doStep, inst.time, H)
 result["log"] = errors(inst, n)
 inst.fmu.freeInstance()
 """), tmp_path)
-    assert r["status"] == FMI_DISCARD
+    assert r["status"] == FMI_ERROR
     assert any("fmi2DoStep is not allowed in state 'terminated'" in m for m in r["log"]), r["log"]
 
 
@@ -214,7 +214,7 @@ result["step"] = [inst.step(H), ref.step(H)]
 result["same"] = inst.get(["body.pose[3]"]).tolist() == ref.get(["body.pose[3]"]).tolist()
 inst.close(); ref.close()
 """), tmp_path)
-    assert r["status"] == FMI_OK  # the wrapper's status; the refusal is the logged error
+    assert r["status"] == FMI_ERROR
     assert any("fmi2EnterInitializationMode is not allowed in state 'step complete'" in m
                for m in r["log"]), r["log"]
     assert r["step"] == [FMI_OK, FMI_OK] and r["same"] is True
@@ -233,12 +233,14 @@ def test_set_fixed_parameter_after_initialization_is_refused(
 vr = [inst.vr[{name!r}]]
 before = inst.fmu.{getter}(vr)
 n = len(inst.messages)
-inst.fmu.{setter}(vr, [{value}])
+result["status"] = inst.call(inst.fmu.{setter}, vr, [{value}])
 result["log"] = errors(inst, n)
 result["unchanged"] = inst.fmu.{getter}(vr) == before
+result["next"] = inst.step(H)
 inst.close()
 """), tmp_path)
-    assert r["unchanged"] is True
+    assert r["status"] == FMI_ERROR
+    assert r["unchanged"] is True and r["next"] == FMI_OK
     assert any(f"parameter '{name}' is fixed" in m for m in r["log"]), r["log"]
 
 
@@ -266,9 +268,9 @@ result["log"] = errors(inst, n)
 result["step"] = inst.step(H)
 inst.close()
 """, tmp_path)
-    assert r["elapsed"] < REFUSAL_LIMIT
+    assert r["status"] == FMI_ERROR and r["elapsed"] < REFUSAL_LIMIT
     assert any(expected in m for m in r["log"]), r["log"]
-    assert r["step"] == FMI_DISCARD  # every step of a failed initialization is refused
+    assert r["step"] == FMI_ERROR  # every step of a failed initialization is refused
     # The 1e9-component sea would need ~460 GB: refused from the estimate, nothing
     # allocated (the interpreter with numpy, fmpy and the FMU stays near 100-200 MB).
     assert r["maxrss_mb"] < 1000
@@ -338,7 +340,7 @@ def test_refused_state_blob_leaves_the_instance_unchanged(
     misuse_fmu: Path, tmp_path: Path, mutate: str, expected: str
 ) -> None:
     r = run_row(misuse_fmu, STATE_ROW.format(mutate=mutate), tmp_path)
-    assert r["status"] == FMI_OK  # the wrapper's status; the refusal is the logged error
+    assert r["status"] == FMI_ERROR
     assert any("fmi2SetFMUstate refused, the instance is unchanged" in m and expected in m
                for m in r["log"]), r["log"]
     assert r["outputs_unchanged"] is True
@@ -360,6 +362,108 @@ result["step"] = inst.step(H)
 inst.close()
 """), tmp_path)
     assert r["step"] == FMI_OK
+
+
+def test_free_instance_twice_is_ignored_with_a_message(misuse_fmu: Path, tmp_path: Path) -> None:
+    """The second fmi2FreeInstance (and any call after the first) reaches the shim's
+    registry, not pythonfmu's freed instance (which would abort the host)."""
+    r = run_row(misuse_fmu, started("""
+fmu = inst.fmu
+fmu.terminate()
+fmu.fmi2FreeInstance(fmu.component)
+n = len(inst.messages)
+fmu.fmi2FreeInstance(fmu.component)
+result["log"] = errors(inst, n)
+result["step"] = inst.call(fmu.doStep, inst.time, H)
+result["after"] = errors(inst, n)[len(result["log"]):]
+"""), tmp_path)
+    assert r["log"] == ["fmi2FreeInstance called again on instance 'misuse', which is already "
+                        "freed: ignored (host misuse)"], r["log"]
+    assert r["step"] == FMI_ERROR
+    assert any("fmi2DoStep called on instance 'misuse' after fmi2FreeInstance" in m
+               for m in r["after"]), r["after"]
+
+
+def test_refusal_status_does_not_depend_on_logging(misuse_fmu: Path, tmp_path: Path) -> None:
+    """With logging off nothing reaches the host, yet a refused call is fmi2Error; with
+    fmi2SetDebugLogging(on, ["logStatusError"]) only the refusals arrive, under that
+    category, and the model's report lines (category logAll) are filtered out."""
+    r = run_row(misuse_fmu, """
+quiet = Instance(FMU, "quiet", logging_on=False)
+quiet.start()
+assert quiet.step(H) == 0
+result["quiet_status"] = quiet.call(quiet.fmu.enterInitializationMode)
+result["quiet_messages"] = list(quiet.messages)
+result["quiet_next"] = quiet.step(H)
+quiet.close()
+
+picky = Instance(FMU, "picky", logging_on=False)
+picky.fmu.setDebugLogging(True, ["logStatusError"])
+picky.start()
+assert picky.step(H) == 0
+result["picky_status"] = picky.call(picky.fmu.doStep, math.nan, H)
+result["picky_messages"] = list(picky.messages)
+result["bad_vr"] = picky.call(picky.fmu.getReal, [10**6])
+picky.close()
+""", tmp_path)
+    assert r["quiet_status"] == FMI_ERROR and r["quiet_messages"] == []
+    assert r["quiet_next"] == FMI_OK  # the refused call changed nothing
+    assert r["picky_status"] == FMI_ERROR and r["bad_vr"] == FMI_ERROR
+    messages = r["picky_messages"]
+    assert [(s, c) for s, c, _ in messages] == [(FMI_ERROR, "logStatusError")], messages
+    assert "currentCommunicationPoint = nan" in messages[0][2]
+
+
+SHIM_ROW = """
+inst = Instance(FMU, "shim")
+inst.start()
+result["step"] = inst.step(H)
+n = len(inst.messages)
+result["status"] = inst.call(inst.fmu.doStep, math.nan, H)
+result["log"] = errors(inst, n)
+inst.close()
+"""
+
+
+def test_shim_built_with_ziglang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine with only Python and pip: CC=zig forces the ziglang wheel's compiler
+    (``python -m ziglang cc``); the FMU carries the shim and a refused call is fmi2Error."""
+    pytest.importorskip("ziglang")  # in the test extra: skipped only outside it
+    from hydrofmu import native
+
+    monkeypatch.setenv("CC", "zig")
+    command = native.c_compiler()
+    assert command is not None and command[1:4] == ["-m", "ziglang", "cc"]
+    bodies, config = default_config()
+    fmu = build_fmu(bodies, config, tmp_path / "Zig.fmu", model_name="Zig")
+    with zipfile.ZipFile(fmu) as z:
+        assert "binaries/linux64/Zig_pythonfmu.so" in z.namelist()
+    r = run_row(fmu, SHIM_ROW, tmp_path)
+    assert r["step"] == FMI_OK and r["status"] == FMI_ERROR
+    assert any("currentCommunicationPoint = nan" in m for m in r["log"]), r["log"]
+
+
+def test_without_a_compiler_the_build_warns_and_refusals_are_logged_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No compiler at all: one warning naming what is lost and the fix; the FMU has
+    pythonfmu's binary alone, whose refused call returns fmi2OK with the logged error."""
+    import warnings
+
+    from hydrofmu import native
+
+    monkeypatch.setattr(native, "c_compiler", lambda: None)
+    bodies, config = default_config()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fmu = build_fmu(bodies, config, tmp_path / "Bare.fmu", model_name="Bare")
+    hints = [str(w.message) for w in caught if "no C compiler" in str(w.message)]
+    assert len(hints) == 1 and "pip install 'hydrofmu[native]'" in hints[0], hints
+    with zipfile.ZipFile(fmu) as z:
+        assert "binaries/linux64/Bare_pythonfmu.so" not in z.namelist()
+    r = run_row(fmu, SHIM_ROW, tmp_path)
+    assert r["step"] == FMI_OK and r["status"] == FMI_DISCARD  # pythonfmu's best
+    assert any("currentCommunicationPoint = nan" in m for m in r["log"]), r["log"]
 
 
 # ---------------------------------------------------------------------- model description

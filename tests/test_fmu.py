@@ -266,11 +266,11 @@ def test_bad_parameter_gives_error_status_and_message(
         {"fmu": str(default_fmu), "dt": DT, "name": name, "value": value},
         tmp_path,
     )
-    # pythonfmu 0.7.0 cannot return fmi2Error from exitInitializationMode without killing
-    # the instance (fmi2Fatal): the error is logged there, and every step is discarded.
-    assert r["exit_status"] == FMI_OK
+    # Refused at fmi2ExitInitializationMode (fmi2Error through hydrofmu's shim, with the
+    # message); every later step is refused too (state "error").
+    assert r["exit_status"] == FMI_ERROR
     assert any(s == FMI_ERROR and phrase in m for s, _, m in r["exit_messages"]), r
-    assert r["step_status"] == FMI_DISCARD
+    assert r["step_status"] == FMI_ERROR
     assert any(phrase in m for _, _, m in r["step_messages"]), r
     assert r["outputs_finite"]
 
@@ -325,7 +325,7 @@ def test_state_restore_and_serialization_are_bit_identical(
     # Only the informational model report (status fmi2OK), no warning or error.
     assert [m for m in r["messages"] if m[0] != 0] == []
     assert any("radiation: convolution" in m[2] for m in r["messages"])
-    assert r["garbage_status"] == FMI_OK  # pythonfmu has no error path here; it is logged
+    assert r["garbage_status"] == FMI_ERROR  # refused (hydrofmu's shim), with the message
     assert any("cannot" in m for _, _, m in r["garbage_messages"]), r
     assert r["step_after_garbage"] == FMI_OK
 

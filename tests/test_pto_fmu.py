@@ -81,8 +81,8 @@ n = len(inst.messages)
 inst.set("wave.height", {half!r})
 result["p3"] = mean_power(15, 5)
 n = len(inst.messages)
-inst.set("wave.period", 5.0)
-inst.set("pto.float.damping", -1.0)
+result["refusal_status"] = [inst.call(inst.set, "wave.period", 5.0),
+                            inst.call(inst.set, "pto.float.damping", -1.0)]
 result["refusals"] = errors(n)
 result["period_now"] = inst.get(["wave.period"])[0]
 result["damping_kept"] = inst.get(["pto.float.damping"])[0]
@@ -117,6 +117,7 @@ def test_tunable_parameters_through_fmpy(pto_fmu: tuple[Path, Simulator],
     assert r["p2"] == pytest.approx(closed_form_power(sim, c2, 0.0), rel=1e-5)
     # Linear model: half the wave height, a quarter of the power.
     assert r["p3"] == pytest.approx(0.25 * r["p2"], rel=1e-5)
+    assert r["refusal_status"] == [3, 3]  # fmi2Error (hydrofmu's shim)
     assert any("parameter 'wave.period' is fixed" in m for m in r["refusals"]), r["refusals"]
     assert any("pto.float.damping = -1.0 refused" in m and "must be >= 0" in m
                for m in r["refusals"]), r["refusals"]

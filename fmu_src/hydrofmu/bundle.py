@@ -58,6 +58,9 @@ RUNTIME_MODULES: list[str] = [
     "moorings/moordyn_input.py",
     "moorings/moordyn_model.py",
     "tunable.py",
+    "fmi_log.py",
+    "fmi_variables.py",
+    "fmi_access.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).

@@ -155,7 +155,18 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
             )
     shim = f"binaries/linux64/{d.model_identifier}_pythonfmu.so" in binaries
     if shim:
-        d.add("ok", "linux64: resource-URI shim around pythonfmu's binary (non-ASCII paths load)")
+        d.add("ok", "linux64: hydrofmu's shim around pythonfmu's binary (refused calls return "
+              "fmi2Error; non-ASCII paths load; a second fmi2FreeInstance is ignored)")
+    elif "linux64" in found:
+        d.add("warning", "linux64: no hydrofmu shim (built without a C compiler): refused "
+              "calls return fmi2OK with a logged error (fmi2DoStep: fmi2Discard), a second "
+              "fmi2FreeInstance aborts the host, non-ASCII paths crash it; rebuild after "
+              "pip install 'hydrofmu[native]' (the ziglang compiler wheel)")
+    for platform in ("win64", "darwin64"):
+        if platform in found:
+            d.add("warning", f"{platform}: pythonfmu's binary alone (hydrofmu's shim is "
+                  "Linux only): refused calls return fmi2OK with a logged error (fmi2DoStep: "
+                  "fmi2Discard)")
     if "linux64" in found:
         linux = [b for n, b in binaries.items() if n.startswith("binaries/linux64/")]
         match = next((m for b in linux if (m := re.search(rb"libpython3\.\d+\.so[.\d]*", b))), None)

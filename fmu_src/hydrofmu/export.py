@@ -197,9 +197,10 @@ def build_fmu(
         hosts load the FMU without ``LD_PRELOAD`` (see :mod:`hydrofmu.native` for what it
         ties the FMU to).
     uri_shim
-        Wrap the Linux binary in a shim that decodes the whole resource URI, so that the
-        FMU loads from a folder with non-ASCII characters (:func:`hydrofmu.native.add_uri_shim`,
-        needs a C compiler). None (default): when a C compiler is found on Linux.
+        Wrap the Linux binary in hydrofmu's shim (:func:`hydrofmu.native.add_uri_shim`,
+        needs a C compiler or the ziglang package): refused calls return fmi2Error, the
+        FMU loads from a folder with non-ASCII characters, a second fmi2FreeInstance is
+        ignored. None (default): when a compiler is found on Linux (else a warning).
 
     Returns
     -------
@@ -239,6 +240,8 @@ def build_fmu(
 
     if uri_shim is None:
         uri_shim = sys.platform == "linux" and native.c_compiler() is not None
+        if sys.platform == "linux" and not uri_shim:
+            warnings.warn(native.NO_COMPILER_HINT, stacklevel=2)
     for folder in (out.parent, Path(tempfile.gettempdir())):
         problem = resource_path_problem(folder)
         if problem:

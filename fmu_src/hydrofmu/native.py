@@ -1,9 +1,15 @@
 """Build time: patches of a built FMU's Linux binary for non-Python hosts and odd paths.
 
 :func:`add_uri_shim` puts a small C library (``uri_shim.c``, compiled here with the system
-C compiler) in the place of pythonfmu's binary: it decodes the whole resource URI, which
-pythonfmu's binary does not (it decodes only ``%20``, and an FMU unpacked under a folder
-with an accent then crashes the host in ``fmi2Instantiate``), and forwards every call.
+C compiler or, on a machine with only Python and pip, the ``ziglang`` wheel:
+:func:`c_compiler`) in the place of pythonfmu's binary. It forwards every call and adds what
+pythonfmu's binary lacks: it decodes the whole resource URI (pythonfmu decodes only
+``%20``, and an FMU unpacked under a folder with an accent then crashes the host in
+``fmi2Instantiate``); it returns ``fmi2Error`` for a call the Python slave refused (marked
+by a log message of category ``hydrofmu.refused``; pythonfmu itself can only return OK,
+Discard from a step, or Fatal); it ignores, with a message, a second ``fmi2FreeInstance``.
+Linux only: on Windows and macOS the FMU carries pythonfmu's binary alone (refusals return
+``fmi2OK`` with a logged error, ``fmi2Discard`` from ``fmi2DoStep``).
 
 :func:`link_libpython` makes the binary load libpython by itself (no ``LD_PRELOAD``).
 
@@ -155,15 +161,52 @@ def link_libpython(fmu: str | Path, libpython: str | Path | None = None) -> list
 #: The shim's C source (shipped with the package).
 URI_SHIM_SOURCE = Path(__file__).with_name("uri_shim.c")
 
+#: glibc version the ziglang-built shim targets (zig links against stubs of that version,
+#: so the shim loads on any Linux with glibc >= 2.17, as manylinux2014 wheels do).
+ZIG_TARGET = "x86_64-linux-gnu.2.17"
 
-def c_compiler() -> str | None:
-    """The system C compiler (``$CC``, ``cc`` or ``gcc``), or None."""
+#: What a build without a C compiler loses, and the fix (warning and ``hydrofmu doctor``).
+NO_COMPILER_HINT = (
+    "no C compiler (cc, gcc, $CC or the ziglang package) was found: the FMU is built "
+    "without hydrofmu's shim, so refused FMI calls return fmi2OK with a logged error "
+    "(fmi2DoStep: fmi2Discard) instead of fmi2Error, a second fmi2FreeInstance aborts the "
+    "host, and an FMU unpacked under a non-ASCII path crashes it; "
+    "fix: pip install 'hydrofmu[native]' (the ziglang compiler, a PyPI wheel) and rebuild"
+)
+
+
+def _ziglang() -> list[str] | None:
+    """``python -m ziglang cc`` with this interpreter, when the ziglang package is installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("ziglang") is None:
+        return None
+    return [sys.executable, "-m", "ziglang", "cc", "-target", ZIG_TARGET]
+
+
+def c_compiler() -> list[str] | None:
+    """The command that compiles C here, or None.
+
+    In this order: ``$CC`` (a program name or path; ``CC=zig`` or ``CC=ziglang`` asks for
+    the ziglang package), ``cc``, ``gcc``, then the ``ziglang`` PyPI package
+    (``pip install 'hydrofmu[native]'``), so that a machine with only Python and pip
+    builds the shim too.
+
+    Returns
+    -------
+    list of str or None
+        The command prefix (e.g. ``["/usr/bin/cc"]`` or
+        ``[python, "-m", "ziglang", "cc", "-target", ZIG_TARGET]``).
+    """
     import os
 
-    for name in (os.environ.get("CC"), "cc", "gcc"):
+    wanted = os.environ.get("CC", "").strip()
+    if wanted in ("zig", "ziglang"):
+        return _ziglang()
+    for name in (wanted, "cc", "gcc"):
         if name and shutil.which(name):
-            return shutil.which(name)
-    return None
+            return [str(shutil.which(name))]
+    return _ziglang()
 
 
 def fmi_headers() -> Path:
@@ -180,7 +223,7 @@ def fmi_headers() -> Path:
 
 
 def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
-    """Replace ``binaries/linux64/<id>.so`` of ``fmu`` (in place) by the URI shim.
+    """Replace ``binaries/linux64/<id>.so`` of ``fmu`` (in place) by the shim.
 
     The original binary becomes ``binaries/linux64/<id>_pythonfmu.so``; the shim, linked
     ``-z nodelete`` (it stays loaded when a host unloads the FMU, as pythonfmu's binary
@@ -201,9 +244,7 @@ def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
     fmu = Path(fmu)
     compiler = c_compiler()
     if compiler is None:
-        raise OptionalDependencyError(
-            "the resource-URI shim needs a C compiler (cc or gcc, or set CC)", value="cc"
-        )
+        raise OptionalDependencyError(NO_COMPILER_HINT, value="cc")
     member = f"{LINUX_BINARIES}{model_identifier}.so"
     real = f"{LINUX_BINARIES}{model_identifier}_pythonfmu.so"
     with zipfile.ZipFile(fmu) as z:
@@ -214,7 +255,7 @@ def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
     with tempfile.TemporaryDirectory(prefix="hydrofmu_shim_") as tmp:
         out = Path(tmp) / "shim.so"
         command = [
-            compiler,
+            *compiler,
             "-shared",
             "-fPIC",
             "-O2",
@@ -226,11 +267,12 @@ def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
             str(out),
             str(URI_SHIM_SOURCE),
             "-ldl",
+            "-pthread",
         ]
         proc = subprocess.run(command, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise ExportError(
-                f"compiling the resource-URI shim failed: {proc.stderr.strip()}",
+                f"compiling the shim with {' '.join(compiler)} failed: {proc.stderr.strip()}",
                 value=proc.stderr,
             )
         shim = out.read_bytes()

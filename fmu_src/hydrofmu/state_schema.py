@@ -18,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
-#: Version of the layout below (one definition, in fmi_state); another version is refused.
-from .fmi_state import STATE_FORMAT
-
+#: Version of the layout below; a state of another version is refused.
+STATE_FORMAT = 2
+#: Key prefixes of the flattened FMU state: the FMI face's own fields, the simulator's
+#: :meth:`~hydrofmu.system.Simulator.get_state` arrays.
 FMU_PREFIX = "fmu."
 SIM_PREFIX = "sim."
 #: Simulator entries whose first dimension grows with the run (the time scheme's memory).

@@ -1,14 +1,32 @@
-/* hydrofmu's resource-URI shim for pythonfmu's Linux binary (built by hydrofmu.native).
+/* hydrofmu's shim in front of pythonfmu's Linux binary (built by hydrofmu.native).
  *
- * pythonfmu 0.7.0's fmi2Instantiate turns the resource URI into a path by decoding only
- * "%20"; an FMU unpacked under a folder with any other percent-encoded character (an
- * accent: "t%C3%ABst") looks for its resources in a folder that does not exist and the
- * host crashes. This library takes the binary's place (binaries/linux64/<id>.so), loads the
- * original next to it (REAL_NAME, given at compile time), decodes every %XY of the URI in
- * fmi2Instantiate, and forwards every other FMI 2.0 co-simulation call unchanged.
+ * This library takes the binary's place (binaries/linux64/<id>.so), loads the original next
+ * to it (REAL_NAME, given at compile time) and forwards every FMI 2.0 co-simulation call.
+ * It does three things pythonfmu 0.7.0's binary does not:
+ *
+ * 1. Resource URI: pythonfmu decodes only "%20"; an FMU unpacked under a folder with any
+ *    other percent-encoded character (an accent: "t%C3%ABst") looks for its resources in a
+ *    folder that does not exist and the host crashes. fmi2Instantiate decodes every %XY.
+ *
+ * 2. fmi2Error: pythonfmu turns a Python exception into fmi2Fatal and lets Python return
+ *    only OK (or Discard from doStep). fmi2Instantiate hands pythonfmu the shim's own
+ *    logger, with a per-instance Shim struct as the component environment, and returns the
+ *    Shim as the component; every call unwraps it. The Python slave marks a refused call by
+ *    logging with the category REFUSED_CATEGORY (status error); pythonfmu hands the queued
+ *    messages to the logger before the call returns, so the shim sees the mark and returns
+ *    fmi2Error (the highest status marked) in place of the real status of that call. The
+ *    real instance always has logging on so that the mark arrives; the shim forwards a
+ *    message to the host's logger only as the host asked (loggingOn, fmi2SetDebugLogging
+ *    and its categories), under the category logStatus<Status> for a refusal.
+ *
+ * 3. fmi2FreeInstance twice: the freed Shim leaves the registry of live instances, so a
+ *    second fmi2FreeInstance (or any call) on it is answered with a logged message and
+ *    ignored (fmi2Error) instead of freeing pythonfmu's instance again (an abort). The last
+ *    GRAVEYARD freed Shims are kept for that message; older ones are released.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +41,11 @@
 #ifndef fmi2Version
 #define fmi2Version "2.0"
 #endif
+
+/* The category with which the Python slave marks a refused call (fmi_face.REFUSED). */
+#define REFUSED_CATEGORY "hydrofmu.refused"
+#define GRAVEYARD 64
+#define SHIM_MAGIC 0x48594652u /* "HYFR" */
 
 static char load_error[1024] = "";
 
@@ -48,11 +71,143 @@ static void *real_symbol(const char *name) {
     return lib ? dlsym(lib, name) : NULL;
 }
 
+/* ------------------------------------------------------------------ instances */
+typedef struct Shim {
+    unsigned magic;
+    fmi2Component real;          /* pythonfmu's component */
+    fmi2CallbackFunctions host;  /* the host's callbacks (a copy) */
+    fmi2CallbackFunctions mine;  /* what pythonfmu gets: our logger, this Shim as env */
+    char *name;                  /* instance name */
+    int logging_on;              /* the host's wish */
+    size_t n_categories;         /* the host's categories (0: all) */
+    char **categories;
+    fmi2Status marked;           /* highest status marked refused during the current call */
+    struct Shim *next;
+} Shim;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static Shim *live = NULL;
+static Shim *graveyard[GRAVEYARD];
+static size_t graveyard_next = 0;
+
+static void release_categories(Shim *s) {
+    for (size_t i = 0; i < s->n_categories; ++i) free(s->categories[i]);
+    free(s->categories);
+    s->categories = NULL;
+    s->n_categories = 0;
+}
+
+static void release(Shim *s) {
+    if (!s) return;
+    release_categories(s);
+    free(s->name);
+    free(s);
+}
+
+static char *copy_string(const char *text) {
+    if (!text) text = "";
+    size_t n = strlen(text) + 1;
+    char *out = malloc(n);
+    if (out) memcpy(out, text, n);
+    return out;
+}
+
+static const char *status_category(fmi2Status status) {
+    switch (status) {
+        case fmi2OK: return "logAll";
+        case fmi2Warning: return "logStatusWarning";
+        case fmi2Discard: return "logStatusDiscard";
+        case fmi2Error: return "logStatusError";
+        case fmi2Fatal: return "logStatusFatal";
+        default: return "logStatusPending";
+    }
+}
+
+static int host_wants(const Shim *s, const char *category) {
+    if (!s->logging_on || !s->host.logger) return 0;
+    if (s->n_categories == 0) return 1;
+    for (size_t i = 0; i < s->n_categories; ++i) {
+        if (strcmp(s->categories[i], "logAll") == 0) return 1;
+        if (category && strcmp(s->categories[i], category) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The logger pythonfmu calls. The message is already a printf format (the slave escapes
+ * '%'), forwarded as it is, without arguments. */
+static void shim_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
+                        fmi2String category, fmi2String message, ...) {
+    Shim *s = (Shim *)env;
+    if (!s || s->magic != SHIM_MAGIC) return;
+    if (category && strcmp(category, REFUSED_CATEGORY) == 0) {
+        fmi2Status marked = status > fmi2Error ? status : fmi2Error;
+        if (marked > s->marked) s->marked = marked;
+        category = status_category(marked);
+    }
+    if (host_wants(s, category))
+        s->host.logger(s->host.componentEnvironment, instance, status, category, message);
+}
+
+/* A message from the shim itself (no format arguments: '%' in the text is escaped). */
+static void shim_message(const Shim *s, fmi2Status status, const char *text) {
+    if (!s || !s->host.logger) return;
+    char escaped[1024];
+    size_t j = 0;
+    for (size_t i = 0; text[i] && j + 2 < sizeof escaped; ++i) {
+        if (text[i] == '%') escaped[j++] = '%';
+        escaped[j++] = text[i];
+    }
+    escaped[j] = '\0';
+    if (status >= fmi2Error || host_wants(s, status_category(status)))
+        s->host.logger(s->host.componentEnvironment, s->name, status, status_category(status),
+                       escaped);
+}
+
+/* The live Shim of component c, or NULL (a freed or unknown component: said if known). */
+static Shim *acquire(fmi2Component c, const char *call) {
+    Shim *found = NULL, *dead = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (Shim *s = live; s; s = s->next)
+        if ((fmi2Component)s == c) { found = s; break; }
+    if (!found)
+        for (size_t i = 0; i < GRAVEYARD; ++i)
+            if (graveyard[i] && (fmi2Component)graveyard[i] == c) { dead = graveyard[i]; break; }
+    pthread_mutex_unlock(&registry_lock);
+    if (dead) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "%s called on instance '%s' after fmi2FreeInstance: ignored (the component "
+                 "pointer is no longer valid; instantiate a new one)",
+                 call, dead->name);
+        shim_message(dead, fmi2Error, text);
+    }
+    return found;
+}
+
 static int hex_value(char c) {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
+}
+
+static char *decode_uri(const char *uri) {
+    size_t n = strlen(uri);
+    char *decoded = malloc(n + 1);
+    if (!decoded) return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; ++i) {
+        int hi, lo;
+        if (uri[i] == '%' && i + 2 < n && (hi = hex_value(uri[i + 1])) >= 0 &&
+            (lo = hex_value(uri[i + 2])) >= 0) {
+            decoded[j++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            decoded[j++] = uri[i];
+        }
+    }
+    decoded[j] = '\0';
+    return decoded;
 }
 
 EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
@@ -70,98 +225,157 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
                               load_error);
         return NULL;
     }
-    if (!fmuResourceLocation) return f(instanceName, fmuType, fmuGUID, NULL, functions,
-                                       visible, loggingOn);
-    size_t n = strlen(fmuResourceLocation);
-    char *decoded = malloc(n + 1);
-    if (!decoded) return NULL;
-    size_t j = 0;
-    for (size_t i = 0; i < n; ++i) {
-        int hi, lo;
-        if (fmuResourceLocation[i] == '%' && i + 2 < n &&
-            (hi = hex_value(fmuResourceLocation[i + 1])) >= 0 &&
-            (lo = hex_value(fmuResourceLocation[i + 2])) >= 0) {
-            decoded[j++] = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            decoded[j++] = fmuResourceLocation[i];
-        }
+    Shim *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->magic = SHIM_MAGIC;
+    s->name = copy_string(instanceName);
+    s->logging_on = loggingOn == fmi2True;
+    if (functions) s->host = *functions;
+    s->mine = s->host;
+    s->mine.logger = shim_logger;
+    s->mine.componentEnvironment = s;
+    char *decoded = fmuResourceLocation ? decode_uri(fmuResourceLocation) : NULL;
+    if (!s->name || (fmuResourceLocation && !decoded)) {
+        free(decoded);
+        release(s);
+        return NULL;
     }
-    decoded[j] = '\0';
-    fmi2Component c = f(instanceName, fmuType, fmuGUID, decoded, functions, visible, loggingOn);
+    /* Logging always on in pythonfmu's instance: the refusal marks must reach the shim. */
+    s->real = f(instanceName, fmuType, fmuGUID, decoded, &s->mine, visible, fmi2True);
     free(decoded);
-    return c;
+    if (!s->real) {
+        release(s);
+        return NULL;
+    }
+    pthread_mutex_lock(&registry_lock);
+    s->next = live;
+    live = s;
+    pthread_mutex_unlock(&registry_lock);
+    return (fmi2Component)s;
 }
 
-/* Forward a call; fmi2Error when the original binary or the function is missing. */
+EXPORT void fmi2FreeInstance(fmi2Component c) {
+    static fmi2FreeInstanceTYPE *f = NULL;
+    Shim *found = NULL, *dead = NULL, *evicted = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (Shim **p = &live; *p; p = &(*p)->next) {
+        if ((fmi2Component)*p == c) {
+            found = *p;
+            *p = found->next;
+            found->next = NULL;
+            evicted = graveyard[graveyard_next];
+            graveyard[graveyard_next] = found;
+            graveyard_next = (graveyard_next + 1) % GRAVEYARD;
+            break;
+        }
+    }
+    if (!found)
+        for (size_t i = 0; i < GRAVEYARD; ++i)
+            if (graveyard[i] && (fmi2Component)graveyard[i] == c) { dead = graveyard[i]; break; }
+    pthread_mutex_unlock(&registry_lock);
+    release(evicted);
+    if (dead) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "fmi2FreeInstance called again on instance '%s', which is already freed: "
+                 "ignored (host misuse)", dead->name);
+        shim_message(dead, fmi2Error, text);
+        return;
+    }
+    if (!found) return;
+    if (!f) f = (fmi2FreeInstanceTYPE *)real_symbol("fmi2FreeInstance");
+    if (f) f(found->real);
+    found->real = NULL;
+}
+
+EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
+                                      const fmi2String categories[]) {
+    Shim *s = acquire(c, "fmi2SetDebugLogging");
+    if (!s) return fmi2Error;
+    /* pythonfmu's instance keeps logging on (the marks); the shim filters for the host. */
+    release_categories(s);
+    s->logging_on = on == fmi2True;
+    if (on == fmi2True && n > 0 && categories) {
+        s->categories = calloc(n, sizeof *s->categories);
+        if (!s->categories) return fmi2Error;
+        for (size_t i = 0; i < n; ++i) {
+            s->categories[i] = copy_string(categories[i]);
+            if (!s->categories[i]) return fmi2Error;
+            s->n_categories = i + 1;
+        }
+    }
+    return fmi2OK;
+}
+
+/* Forward a call on the real component `real`; a call marked refused returns the mark. */
 #define FORWARD(name, params, args)                                 \
     EXPORT fmi2Status name params {                                 \
         static name##TYPE *f = NULL;                                \
+        Shim *s = acquire(c, #name);                                \
+        if (!s) return fmi2Error;                                   \
         if (!f) f = (name##TYPE *)real_symbol(#name);               \
-        return f ? f args : fmi2Error;                              \
+        if (!f) return fmi2Error;                                   \
+        fmi2Component real = s->real;                               \
+        s->marked = fmi2OK;                                         \
+        fmi2Status status = f args;                                 \
+        fmi2Status marked = s->marked;                              \
+        s->marked = fmi2OK;                                         \
+        return marked > status ? marked : status;                   \
     }
 
 typedef const fmi2ValueReference *VRs;
 
-FORWARD(fmi2SetDebugLogging, (fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]),
-        (c, on, n, cat))
 FORWARD(fmi2SetupExperiment,
         (fmi2Component c, fmi2Boolean tolDef, fmi2Real tol, fmi2Real t0, fmi2Boolean stopDef,
          fmi2Real stop),
-        (c, tolDef, tol, t0, stopDef, stop))
-FORWARD(fmi2EnterInitializationMode, (fmi2Component c), (c))
-FORWARD(fmi2ExitInitializationMode, (fmi2Component c), (c))
-FORWARD(fmi2Terminate, (fmi2Component c), (c))
-FORWARD(fmi2Reset, (fmi2Component c), (c))
-FORWARD(fmi2GetReal, (fmi2Component c, VRs vr, size_t n, fmi2Real v[]), (c, vr, n, v))
-FORWARD(fmi2GetInteger, (fmi2Component c, VRs vr, size_t n, fmi2Integer v[]), (c, vr, n, v))
-FORWARD(fmi2GetBoolean, (fmi2Component c, VRs vr, size_t n, fmi2Boolean v[]), (c, vr, n, v))
-FORWARD(fmi2GetString, (fmi2Component c, VRs vr, size_t n, fmi2String v[]), (c, vr, n, v))
-FORWARD(fmi2SetReal, (fmi2Component c, VRs vr, size_t n, const fmi2Real v[]), (c, vr, n, v))
+        (real, tolDef, tol, t0, stopDef, stop))
+FORWARD(fmi2EnterInitializationMode, (fmi2Component c), (real))
+FORWARD(fmi2ExitInitializationMode, (fmi2Component c), (real))
+FORWARD(fmi2Terminate, (fmi2Component c), (real))
+FORWARD(fmi2Reset, (fmi2Component c), (real))
+FORWARD(fmi2GetReal, (fmi2Component c, VRs vr, size_t n, fmi2Real v[]), (real, vr, n, v))
+FORWARD(fmi2GetInteger, (fmi2Component c, VRs vr, size_t n, fmi2Integer v[]), (real, vr, n, v))
+FORWARD(fmi2GetBoolean, (fmi2Component c, VRs vr, size_t n, fmi2Boolean v[]), (real, vr, n, v))
+FORWARD(fmi2GetString, (fmi2Component c, VRs vr, size_t n, fmi2String v[]), (real, vr, n, v))
+FORWARD(fmi2SetReal, (fmi2Component c, VRs vr, size_t n, const fmi2Real v[]), (real, vr, n, v))
 FORWARD(fmi2SetInteger, (fmi2Component c, VRs vr, size_t n, const fmi2Integer v[]),
-        (c, vr, n, v))
+        (real, vr, n, v))
 FORWARD(fmi2SetBoolean, (fmi2Component c, VRs vr, size_t n, const fmi2Boolean v[]),
-        (c, vr, n, v))
+        (real, vr, n, v))
 FORWARD(fmi2SetString, (fmi2Component c, VRs vr, size_t n, const fmi2String v[]),
-        (c, vr, n, v))
-FORWARD(fmi2GetFMUstate, (fmi2Component c, fmi2FMUstate *s), (c, s))
-FORWARD(fmi2SetFMUstate, (fmi2Component c, fmi2FMUstate s), (c, s))
-FORWARD(fmi2FreeFMUstate, (fmi2Component c, fmi2FMUstate *s), (c, s))
-FORWARD(fmi2SerializedFMUstateSize, (fmi2Component c, fmi2FMUstate s, size_t *n), (c, s, n))
-FORWARD(fmi2SerializeFMUstate, (fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t n),
-        (c, s, b, n))
+        (real, vr, n, v))
+FORWARD(fmi2GetFMUstate, (fmi2Component c, fmi2FMUstate *st), (real, st))
+FORWARD(fmi2SetFMUstate, (fmi2Component c, fmi2FMUstate st), (real, st))
+FORWARD(fmi2FreeFMUstate, (fmi2Component c, fmi2FMUstate *st), (real, st))
+FORWARD(fmi2SerializedFMUstateSize, (fmi2Component c, fmi2FMUstate st, size_t *n), (real, st, n))
+FORWARD(fmi2SerializeFMUstate, (fmi2Component c, fmi2FMUstate st, fmi2Byte b[], size_t n),
+        (real, st, b, n))
 FORWARD(fmi2DeSerializeFMUstate,
-        (fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *s), (c, b, n, s))
+        (fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *st), (real, b, n, st))
 FORWARD(fmi2GetDirectionalDerivative,
         (fmi2Component c, VRs u, size_t nu, VRs z, size_t nz, const fmi2Real du[],
          fmi2Real dz[]),
-        (c, u, nu, z, nz, du, dz))
+        (real, u, nu, z, nz, du, dz))
 FORWARD(fmi2SetRealInputDerivatives,
         (fmi2Component c, VRs vr, size_t n, const fmi2Integer order[], const fmi2Real v[]),
-        (c, vr, n, order, v))
+        (real, vr, n, order, v))
 FORWARD(fmi2GetRealOutputDerivatives,
         (fmi2Component c, VRs vr, size_t n, const fmi2Integer order[], fmi2Real v[]),
-        (c, vr, n, order, v))
+        (real, vr, n, order, v))
 FORWARD(fmi2DoStep, (fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noPrior),
-        (c, t, h, noPrior))
-FORWARD(fmi2CancelStep, (fmi2Component c), (c))
-FORWARD(fmi2GetStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Status *v), (c, k, v))
-FORWARD(fmi2GetRealStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Real *v), (c, k, v))
+        (real, t, h, noPrior))
+FORWARD(fmi2CancelStep, (fmi2Component c), (real))
+FORWARD(fmi2GetStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Status *v), (real, k, v))
+FORWARD(fmi2GetRealStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Real *v), (real, k, v))
 FORWARD(fmi2GetIntegerStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Integer *v),
-        (c, k, v))
+        (real, k, v))
 FORWARD(fmi2GetBooleanStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Boolean *v),
-        (c, k, v))
+        (real, k, v))
 FORWARD(fmi2GetStringStatus, (fmi2Component c, const fmi2StatusKind k, fmi2String *v),
-        (c, k, v))
+        (real, k, v))
 
 EXPORT const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 EXPORT const char *fmi2GetVersion(void) { return fmi2Version; }
-
-EXPORT void fmi2FreeInstance(fmi2Component c) {
-    static fmi2FreeInstanceTYPE *f = NULL;
-    if (!f) f = (fmi2FreeInstanceTYPE *)real_symbol("fmi2FreeInstance");
-    if (f) f(c);
-}
 
 /* hydrofmu's exit guard (loader.py) registers this with __cxa_atexit. */
 EXPORT void finalizePythonInterpreter(void) {

@@ -80,13 +80,12 @@ def run_sea_state(data: bytes, digest: str, *, index: int, start_values: dict[st
         worker's process id, and ``time``/``series`` with ``keep_series``.
     """
     out: dict[str, Any] = {"index": index, "status": "ok", "message": "", "pid": os.getpid()}
+    messages: list[str] = []  # the FMU's warnings and errors: why a call was refused
     try:
         folder, md = unpack(data, digest)
         channels = output_names(md)
         out["channels"] = channels
         from fmpy import simulate_fmu
-
-        messages: list[str] = []
 
         def logger(component: Any, instance: Any, status: int, category: Any,
                    message: Any) -> None:
@@ -124,5 +123,8 @@ def run_sea_state(data: bytes, digest: str, *, index: int, start_values: dict[st
         message = f"{type(exc).__name__}: {exc}".strip()
         if not str(exc):
             message += " " + traceback.format_exc(limit=2).splitlines()[-1]
+        logged = [m for m in dict.fromkeys(messages) if m not in message]
+        if logged:  # e.g. fmi2Error from fmi2ExitInitializationMode: the FMU said why
+            message += " (" + "; ".join(logged) + ")"
         out.update(status="failed", message=message, mean=nan, std=nan, min=nan, max=nan)
     return out
