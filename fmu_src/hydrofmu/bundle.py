@@ -56,6 +56,8 @@ RUNTIME_MODULES: list[str] = [
     "moorings/equilibrium.py",
     "moorings/moordyn_input.py",
     "tunable.py",
+    "lti.py",
+    "linear_model.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).
