@@ -231,12 +231,18 @@ class SinusoidSegment:
         self.omega = np.asarray(omega, dtype=float)
         self.amplitudes = np.asarray(amplitudes, dtype=complex)
         self.n = self.amplitudes.shape[1] if self.amplitudes.ndim == 2 else 0
+        # Re(e^{i w t} X) = cos(w t) Re X - sin(w t) Im X, as one real product: numpy's
+        # complex vector-matrix product measured 200x slower here (6.8 ms vs 30 us for
+        # 200 x 67).
+        self._stacked = np.ascontiguousarray(
+            np.concatenate([self.amplitudes.real, -self.amplitudes.imag]))
 
     def value(self, t: float) -> NDArray[np.float64]:
         """``x_p(t)``, shape (n,)."""
         if self.omega.size == 0:
             return np.zeros(self.n)
-        return (np.exp(1j * self.omega * t) @ self.amplitudes).real
+        phase = self.omega * t
+        return np.concatenate([np.cos(phase), np.sin(phase)]) @ self._stacked
 
 
 class ExactStepper:
