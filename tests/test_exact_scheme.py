@@ -231,9 +231,9 @@ def test_restore_continues_bit_identically(sphere) -> None:
     assert np.array_equal(first, go(fresh))
 
 
-def test_tunable_pto_damping_is_taken(sphere) -> None:
-    """A tunable PTO damping changed mid-run: the exact scheme assembles again and
-    follows RK4 (0.01 s) within 1e-6 relative RMS."""
+def test_tunable_parameters_are_taken(sphere) -> None:
+    """A tunable PTO damping (at 10 s) and wave height (at 15 s) changed mid-run: the
+    exact scheme assembles again and follows RK4 (0.01 s) within 1e-6 relative RMS."""
     bodies, cfg = sphere
     data = default_config_data(radiation={"method": "state_space"})
     data["ptos"] = [{"name": "float", "dof": "heave", "damping": 1.0e5}]
@@ -247,6 +247,8 @@ def test_tunable_pto_damping_is_taken(sphere) -> None:
         for k in range(300):
             if k == 100 and scheme != "unchanged":
                 sim.set_parameter("pto.float.damping", 6.0e5)
+            if k == 150 and scheme != "unchanged":
+                sim.set_parameter("wave.height", 3.0)  # the sinusoids' amplitudes
             sim.step(sim.time, 0.1)
             rows.append(sim.output_vector().copy())
         outs[scheme] = np.array(rows)
