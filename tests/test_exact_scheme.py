@@ -300,6 +300,19 @@ def test_exact_refuses_a_nonlinear_model(sphere, case: str, match: str) -> None:
     assert "time_scheme = 'exact'" in str(info.value)
 
 
+def test_ramp_onto_a_rigid_body_mode_is_refused(sphere) -> None:
+    """8 s waves with a 4 s ramp: on the ramp the half-cosine shifts 0.785 rad/s by
+    pi/4 rad/s onto 0 rad/s, where surge, sway and yaw have no restoring force (no
+    bounded particular solution): refused when the simulator is built, with the fix."""
+    bodies, cfg = sphere
+    with pytest.raises(ConfigError, match=r"at 0 rad/s resonates.*choose a slightly "
+                                          r"different wave\.ramp_time"):
+        Simulator(bodies, cfg, {"time_scheme": "exact", "wave.period": 8.0,
+                                "wave.ramp_time": 4.0})
+    Simulator(bodies, cfg, {"time_scheme": "exact", "wave.period": 8.0,
+                            "wave.ramp_time": 4.1})  # off the mode: accepted
+
+
 def test_exact_is_refused_at_build() -> None:
     """``hydrofmu build`` resolves the configuration with its defaults: the refusal comes
     there, before any FMU is written."""

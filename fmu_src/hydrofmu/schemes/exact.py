@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import IntegrationError
+from ..errors import ConfigError, IntegrationError
 from ..linear_model import LinearModel, assemble, refuse_nonlinear
 from ..lti import ExactStepper, SinusoidSegment, particular_solution, ramped_components
 from .base import RHS, TimeScheme
@@ -69,8 +69,17 @@ def segments(model: LinearModel, t0: float) -> list[SinusoidSegment]:
     if model.ramp_time <= 0.0:
         return [after]
     w, c = ramped_components(model.omega, model.forcing, t0, model.ramp_time)
+    try:
+        amplitudes = particular_solution(f, eye, w, c)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"{exc}. On the ramp the half-cosine of wave.ramp_time = {model.ramp_time:g} s "
+            f"shifts every wave frequency by +-pi/ramp_time = {math.pi / model.ramp_time:.6g} "
+            "rad/s, here onto a mode of the model (e.g. 0 rad/s: a DOF without restoring "
+            "force); choose a slightly different wave.ramp_time", value=model.ramp_time,
+        ) from None
     ramped = SinusoidSegment(t_start=t0, t_end=t0 + model.ramp_time, omega=w,
-                             amplitudes=particular_solution(f, eye, w, c))
+                             amplitudes=amplitudes)
     return [ramped, after]
 
 
@@ -93,13 +102,15 @@ class Exact(TimeScheme):
         self._t0 = math.nan
 
     def bind(self, model: Any) -> None:
-        """Assemble the simulator's linear model; :class:`ConfigError` if it is not linear
-        (naming the parts and the fixes)."""
+        """Assemble the simulator's linear model and the particular solutions of its
+        forcing; :class:`ConfigError` if it is not linear (naming the parts and the fixes)
+        or if a wave component resonates with an undamped mode."""
         linear = assemble(model)
         refuse_nonlinear(linear, self.name, model)
         self._sim = model
         self._model = linear
         self._stepper = None
+        self._stepper_for(model.t0)  # particular solutions now: a resonance is refused here
         self.advance = self._advance
 
     def _stepper_for(self, t0: float) -> ExactStepper:
