@@ -4,8 +4,9 @@ The simulator's right-hand side is split as ``y' = F y + g(t, y)`` with ``F`` th
 part its parts declare (:mod:`hydrofmu.linear_model`: state-space radiation, hydrostatics,
 linear damping, moorings and PTOs, constraints and the left-side mass) and
 ``g = f - F y`` the rest: the nonlinear forces (quadratic drag, catenary and dynamic
-moorings), the wave excitation, the inputs and constants. The stages (Hochbruck &
-Ostermann, "Exponential integrators", Acta Numerica 19, 2010, Table 2.2; Krogstad 2005)::
+moorings), the wave excitation, the inputs and constants. The stages (Krogstad, J. Comput.
+Phys. 203, 2005; as written by Hochbruck & Ostermann, "Exponential integrators", Acta
+Numerica 19, 2010)::
 
     Y_i     = e^{c_i h F} y_n + h sum_j a_ij(h F) g(t_n + c_j h, Y_j),  c = (0, 1/2, 1/2, 1)
     y_{n+1} = e^{h F} y_n + h sum_i b_i(h F) g(t_n + c_i h, Y_i)
