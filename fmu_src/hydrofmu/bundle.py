@@ -61,6 +61,8 @@ RUNTIME_MODULES: list[str] = [
     "fmi_log.py",
     "fmi_variables.py",
     "fmi_access.py",
+    "lti.py",
+    "linear_model.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).

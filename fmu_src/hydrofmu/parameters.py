@@ -18,7 +18,7 @@ import numpy as np
 
 from .errors import ConfigError, did_you_mean
 from .hydrodata.model import HydroData
-from .timeschemes import SCHEMES, make_scheme
+from .timeschemes import make_scheme, scheme_names
 
 WAVE_TYPES = ("none", "regular", "irregular", "input")
 RADIATION_METHODS = ("convolution", "constant", "state_space")
@@ -180,7 +180,7 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                       "1", "WEC-Sim split factor (only for added_mass.method = split)",
                       min=0.0, check=_non_negative),
         ParameterSpec("time_scheme", "String", sim["time_scheme"], None,
-                      "Time integration scheme", tuple(sorted(SCHEMES)), check=_scheme),
+                      "Time integration scheme", tuple(scheme_names()), check=_scheme),
         ParameterSpec("max_internal_step", "Real", float(sim["max_internal_step"]), "s",
                       "Largest internal time step; also the radiation history spacing",
                       min=1e-6, check=_positive),

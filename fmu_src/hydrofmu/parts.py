@@ -18,7 +18,10 @@ and, once built with the validated parameters (:class:`ModelInfo`):
   :meth:`Part.derivative`), which the simulator appends to the state vector;
 - its memory committed only after an accepted step (:meth:`Part.start`,
   :meth:`Part.commit`, :meth:`Part.get_memory`, :meth:`Part.set_memory`);
-- whether it is linear (:meth:`Part.linear_matrices`, for an exact integrator later).
+- whether it is linear (:meth:`Part.linear_matrices` for a force ``f0 - K q - C v``;
+  :meth:`Part.linear_system` for the general linear form with states and inputs, which the
+  ``exact`` and ``etdrk4`` time schemes assemble, see ``linear_model.py``; the wave
+  excitation's sum of sinusoids through :meth:`Part.sinusoidal_forcing`).
 
 The simulator (``system.py``) evaluates parts only through this interface with a
 :class:`Context`, one part at a time, so a scheme may evaluate a fast part more often than a
@@ -132,6 +135,62 @@ class Context:
         self.multipliers = empty
 
 
+@dataclass
+class LinearSystem:
+    """A part's force and state derivative as linear maps (all SI; ``None`` is zero)::
+
+        force = f0 + force_q q + force_v v + force_x x + force_u u      shape (n,)
+        x'    =      state_q q + state_v v + state_x x + state_u u      shape (n_states,)
+
+    with ``q``, ``v`` every body DOF (n,), ``x`` the part's own states (n_states,) and ``u``
+    its own inputs (the :attr:`Part.input_slice` of the FMU input vector, m values). A
+    part's force is this plus its :meth:`Part.sinusoidal_forcing`, exactly.
+
+    Attributes
+    ----------
+    f0
+        Constant force, shape (n,), N and N m.
+    force_q, force_v, force_x, force_u
+        Shapes (n, n), (n, n), (n, n_states), (n, m).
+    state_q, state_v, state_x, state_u
+        Shapes (n_states, n), (n_states, n), (n_states, n_states), (n_states, m).
+    """
+
+    f0: NDArray[np.float64] | None = None
+    force_q: NDArray[np.float64] | None = None
+    force_v: NDArray[np.float64] | None = None
+    force_x: NDArray[np.float64] | None = None
+    force_u: NDArray[np.float64] | None = None
+    state_q: NDArray[np.float64] | None = None
+    state_v: NDArray[np.float64] | None = None
+    state_x: NDArray[np.float64] | None = None
+    state_u: NDArray[np.float64] | None = None
+
+
+@dataclass
+class SinusoidalForcing:
+    """A force that is a ramped sum of sinusoids of time (the internal wave's excitation)::
+
+        F(t) = ramp(t - t0) Re(sum_k c_k e^{i w_k t}),  ramp(s) = (1 - cos(pi s / T)) / 2
+                                                         for 0 <= s < T, else 1
+
+    with ``t0`` the start of the run (:attr:`Context.t0`).
+
+    Attributes
+    ----------
+    omega
+        Frequencies ``w_k``, shape (k,), rad/s.
+    coefficients
+        ``c_k``, shape (k, n), complex, N and N m.
+    ramp_time
+        ``T``, s; 0 for no ramp.
+    """
+
+    omega: NDArray[np.float64]
+    coefficients: NDArray[np.complex128]
+    ramp_time: float = 0.0
+
+
 class Part:
     """Base class of a force model (see the module docstring for the contract).
 
@@ -199,6 +258,35 @@ class Part:
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None:
         """``(K, C, f0)`` if the force is ``f0 - K q - C v`` exactly, else ``None``."""
         return None
+
+    def linear_system(self) -> LinearSystem | None:
+        """The part's force and states as a :class:`LinearSystem`, or ``None`` when they
+        are not linear (the model is then nonlinear: :meth:`why_not_linear` says why).
+
+        The default covers a part without states whose force is always ``None`` (zero) or
+        is declared by :meth:`linear_matrices`; a part with states or inputs overrides it.
+        Called after the simulator set :attr:`input_slice` and :attr:`state_slice`.
+        """
+        if self.n_states:
+            return None
+        if not self.active:
+            return LinearSystem()
+        lin = self.linear_matrices()
+        if lin is None:
+            return None
+        k, c, f0 = lin
+        return LinearSystem(f0=f0, force_q=-np.asarray(k), force_v=-np.asarray(c))
+
+    def sinusoidal_forcing(self) -> SinusoidalForcing | None:
+        """The part's force terms that are a ramped sum of sinusoids of time (on top of
+        :meth:`linear_system`), or ``None``."""
+        return None
+
+    def why_not_linear(self) -> str:
+        """Why :meth:`linear_system` is ``None`` and what to change, for the refusal of a
+        scheme that needs a linear model."""
+        return (f"part '{self.kind}' does not declare a linear form (Part.linear_system): "
+                "its force is taken as nonlinear")
 
     def set_parameter(self, name: str, value: Any) -> bool:
         """Take the new value of a ``tunable`` parameter between steps.

@@ -28,6 +28,7 @@ class Tunable:
     extra_parts: list[Any]
     parameters: dict[str, Any]
     parts: list[Any]
+    scheme: Any
     _dirty: bool
 
     def parameter_specs(self) -> dict[str, ParameterSpec]:
@@ -79,5 +80,6 @@ class Tunable:
             raise ConfigError(f"no part of the model takes the tunable parameter {name!r}",
                               value=name)
         self.parameters = values
+        self.scheme.bind(self)  # a scheme holding the linear part assembles it again
         self._dirty = True
         return v

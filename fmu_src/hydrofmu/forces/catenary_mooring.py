@@ -154,6 +154,11 @@ class CatenaryPart(Part):
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return self._state(ctx)[1].copy()
 
+    def why_not_linear(self) -> str:
+        return (f"mooring.catenary on '{self.body}': the catenary force is nonlinear in the "
+                "pose: use a [[moorings]] type = 'linear' (its stiffness matrix) or "
+                "time_scheme = 'etdrk4' (exponential integrator, the lines by its stages)")
+
     def stiffness_estimate(self) -> NDArray[np.float64]:
         """6x6 stiffness of the lines at the initial pose, placed on the body, (n, n)."""
         k = np.zeros((self.n, self.n))

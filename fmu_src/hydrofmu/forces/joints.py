@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
-from ..parts import FORCE_UNITS, Context, ModelInfo, Part, Port
+from ..parts import FORCE_UNITS, Context, LinearSystem, ModelInfo, Part, Port
 
 
 def _body_index(config: dict[str, Any], name: str, joint: str) -> int:
@@ -175,6 +175,9 @@ class PrismaticJoint(JointPart):
     def force(self, ctx: Context) -> NDArray[np.float64]:
         # Generalized force of +F on a and -F on b at a's point: F times d(position)/dq.
         return ctx.u[self.input_slice][0] * self.along
+
+    def linear_system(self) -> LinearSystem:
+        return LinearSystem(force_u=self.along[:, None])
 
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return np.concatenate([self.reaction(ctx),

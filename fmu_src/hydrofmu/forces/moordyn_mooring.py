@@ -236,6 +236,11 @@ class MoorDynPart(Part):
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return self._at(ctx)[1]["tensions"].copy()
 
+    def why_not_linear(self) -> str:
+        return ("mooring.moordyn: dynamic mooring lines (nonlinear, with their own states): "
+                "use a [[moorings]] type = 'linear', or time_scheme = 'etdrk4' (exponential "
+                "integrator) or a Runge-Kutta scheme")
+
     def stiffness_estimate(self) -> NDArray[np.float64]:
         """Axial stiffness ``EA / l`` of the segments at the coupled points, along each
         segment, moved to the body's 6 DOFs at the initial pose, (n, n): the fast scale of

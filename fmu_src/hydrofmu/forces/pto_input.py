@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..hydrodata.model import HydroData
-from ..parts import FORCE_UNITS, Context, ModelInfo, Part, Port
+from ..parts import FORCE_UNITS, Context, LinearSystem, ModelInfo, Part, Port
 
 
 class PtoInputs(Part):
@@ -29,3 +29,6 @@ class PtoInputs(Part):
 
     def force(self, ctx: Context) -> NDArray[np.float64]:
         return ctx.u[self.input_slice]
+
+    def linear_system(self) -> LinearSystem:
+        return LinearSystem(force_u=np.eye(self.n))

@@ -20,7 +20,7 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..kernels import radiation_irf, radiation_irf_from_arrays
 from ..parameters import check_positive, irf_options
-from ..parts import Context, ModelInfo, Part
+from ..parts import Context, LinearSystem, ModelInfo, Part
 from .history import GridHistory
 from .radiation_ss import StateSpaceRadiation, stored_realisation
 
@@ -328,6 +328,18 @@ class RadiationPart(Part):
             d = self.model.damping
             return np.zeros_like(d), d, np.zeros(self.n)
         return None
+
+    def linear_system(self) -> LinearSystem | None:
+        if self.ss is not None:  # x' = A x + B v, F = -C x - D v
+            a, b, c = self.ss.dense()
+            return LinearSystem(force_x=-c, force_v=-np.diag(self.ss.feedthrough),
+                                state_x=a, state_v=b)
+        return super().linear_system()  # constant: linear_matrices; convolution: None
+
+    def why_not_linear(self) -> str:
+        return ("radiation.method = convolution is linear but not finite-dimensional (its "
+                "memory is a convolution over the IRF, not a state vector): use radiation = "
+                "state_space (FMU parameter radiation.method = 'state_space')")
 
     def start(self, ctx: Context) -> None:
         if self.model is not None:

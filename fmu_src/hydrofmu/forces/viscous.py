@@ -47,6 +47,7 @@ class ViscousPart(Part):
             lin[sl, sl] = np.asarray(bc["linear_damping"], dtype=float)
             quad[sl] = np.asarray(bc["quadratic_damping"], dtype=float)
         self.model = ViscousDamping(lin, quad)
+        self.names = list(model.names)
         self.linear = self.model.linear
         self.active = self.model.active
 
@@ -59,3 +60,10 @@ class ViscousPart(Part):
         if np.any(self.model.quadratic):
             return None
         return np.zeros_like(self.linear), self.linear, np.zeros(self.n)
+
+    def why_not_linear(self) -> str:
+        dofs = [f"{self.names[i // 6]}.quadratic_damping[{i % 6 + 1}]"
+                for i in np.flatnonzero(self.model.quadratic)]
+        return (f"viscous: quadratic drag is nonlinear ({', '.join(dofs)} != 0): set "
+                "quadratic_damping to zero (a linearised drag goes in linear_damping) or "
+                "use time_scheme = 'etdrk4' (exponential integrator, drag by its stages)")

@@ -25,7 +25,7 @@ from ..hydrodata.model import DOF_NAMES, HydroData
 from ..irf_checks import cutoff_fraction
 from ..kernels import excitation_irf
 from ..parameters import check_positive, irf_options
-from ..parts import Context, ModelInfo, Part, Port
+from ..parts import Context, LinearSystem, ModelInfo, Part, Port, SinusoidalForcing
 from ..waves import IrregularWave, RegularWave
 from .excitation import ExcitationFromComponents, ExcitationFromInput
 from .radiation import check_in_range
@@ -200,6 +200,24 @@ class WaveExcitation(Part):
         else:
             eta = 0.0
         return np.array([eta])
+
+    # ---------------------------------------------------------------- linear form
+    def linear_system(self) -> LinearSystem | None:
+        if self.from_input is not None:
+            return None
+        return LinearSystem()  # the internal wave is all in sinusoidal_forcing
+
+    def sinusoidal_forcing(self) -> SinusoidalForcing | None:
+        if self.components is None:
+            return None
+        return SinusoidalForcing(omega=self.components.omega,
+                                 coefficients=self.scale * self.components.coefficients,
+                                 ramp_time=max(self.ramp_time, 0.0))
+
+    def why_not_linear(self) -> str:
+        return ("wave.type = input: the excitation is a convolution of the elevation input "
+                "history (memory of the input, not a state vector): use wave.type = regular "
+                "or irregular (the internal wave, stepped exactly), or a Runge-Kutta scheme")
 
     # ---------------------------------------------------------------- memory
     def start(self, ctx: Context) -> None:

@@ -14,7 +14,7 @@ step restarts it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -51,6 +51,14 @@ class TimeScheme:
 
     name: ClassVar[str] = ""
     order: ClassVar[int] = 0
+    #: Set by :meth:`bind` in a scheme that advances the whole communication interval
+    #: itself (``advance(t_end)``, e.g. ``exact``); ``None``: the simulator's internal steps.
+    advance: Callable[[float], None] | None = None
+
+    def bind(self, model: Any) -> None:
+        """Called once the simulator ``model`` is assembled (and again after a tunable
+        parameter changed): a scheme that needs the model's structure (its linear part)
+        takes it here and may refuse the model with a :class:`ConfigError`."""
 
     @property
     def label(self) -> str:

@@ -3,6 +3,10 @@
 Fixed names map to a class; the semi-implicit families are registered as ``beulerN``,
 ``midpointN``, ``andersonN``, ``acaN``, ``wilsonN`` and instantiated with the integer N
 >= 1 the user appends (``midpoint5``). Adding a scheme is one class plus one entry here.
+
+:data:`SCHEMES` holds the integrators of any ``y' = f(t, y)``; :data:`MODEL_SCHEMES` those
+that need the model's linear part (bound to the simulator, :meth:`TimeScheme.bind`):
+``exact`` (the linear model's exact discretisation) and ``etdrk4`` (exponential RK4).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import re
 from ..errors import ConfigError, did_you_mean
 from .adams_bashforth import ADAMS_BASHFORTH
 from .base import TimeScheme
+from .exact import Exact
+from .exponential import ExponentialRK4
 from .local import LOCAL
 from .runge_kutta import RUNGE_KUTTA, Heun
 from .semi_implicit import SEMI_IMPLICIT, SemiImplicit
@@ -22,12 +28,15 @@ SCHEMES: dict[str, type[TimeScheme]] = {
     **{f"{cls.name}N": cls for cls in SEMI_IMPLICIT},
 }
 
+#: Schemes that step the simulator's assembled linear part (not any f(t, y)).
+MODEL_SCHEMES: dict[str, type[TimeScheme]] = {c.name: c for c in (Exact, ExponentialRK4)}
+
 _FAMILY = re.compile(r"^(" + "|".join(c.name for c in SEMI_IMPLICIT) + r")(.*)$")
 
 
 def scheme_names() -> list[str]:
     """The valid names, families written with their ``N`` suffix, sorted."""
-    return sorted(SCHEMES)
+    return sorted([*SCHEMES, *MODEL_SCHEMES])
 
 
 def make_scheme(name: str | type[TimeScheme]) -> TimeScheme:
@@ -51,6 +60,8 @@ def make_scheme(name: str | type[TimeScheme]) -> TimeScheme:
     key = str(name).strip().lower()
     if key in SCHEMES and not issubclass(SCHEMES[key], SemiImplicit):
         return SCHEMES[key]()
+    if key in MODEL_SCHEMES:
+        return MODEL_SCHEMES[key]()
     match = _FAMILY.match(key)
     if match:
         family, suffix = match.groups()
