@@ -38,6 +38,7 @@ RUNTIME_MODULES: list[str] = [
     "layout.py",
     "constraints.py",
     "system.py",
+    "rhs.py",
     "timeschemes.py",
     "schemes/*.py",
     "fmi_names.py",

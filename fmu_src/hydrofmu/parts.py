@@ -149,6 +149,9 @@ class Part:
     n_states: int = 0
     #: False when :meth:`force` always returns ``None`` (the simulator skips the call).
     active: bool = True
+    #: True when :meth:`force` depends on time, the inputs and the part's memory only (not
+    #: on ``q``, ``v`` or any state): a pure forcing, for the assembled linear form (rhs.py).
+    forcing: ClassVar[bool] = False
 
     def __init__(self, *, model: ModelInfo) -> None:
         self.n = model.n
@@ -198,6 +201,14 @@ class Part:
         self,
     ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]] | None:
         """``(K, C, f0)`` if the force is ``f0 - K q - C v`` exactly, else ``None``."""
+        return None
+
+    def linear_states(
+        self,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+               NDArray[np.float64]] | None:
+        """``(A, B, F_x, F_v)`` if the part's states and force are exactly ``x' = A x + B v``
+        and ``F = F_x x + F_v v`` (dense: (ns, ns), (ns, n), (n, ns), (n, n)), else ``None``."""
         return None
 
     def set_parameter(self, name: str, value: Any) -> bool:
