@@ -160,17 +160,22 @@ class LinearForm:
         jac, acc_map, forcing = self.jacobian, self.acc_map, self.forcing
         lo, hi = self.nr, 2 * self.nr
         base = self.f0 if lag is None else self.f0 - lag
+        # Within one internal step the inputs and memories are fixed, so the forcing is a
+        # function of t alone: stages at the same time (RK4's two midpoints) share it.
+        last: list = [None, None]
 
         def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            ctx.t = t
-            ctx.s = t - t_grid
-            total = base
-            for force in forcing:
-                f = force(ctx)
-                if f is not None:
-                    total = total + f
+            if t != last[0]:
+                ctx.t = t
+                ctx.s = t - t_grid
+                total = base
+                for force in forcing:
+                    f = force(ctx)
+                    if f is not None:
+                        total = total + f
+                last[0], last[1] = t, acc_map @ total
             out = jac @ y
-            out[lo:hi] += acc_map @ total
+            out[lo:hi] += last[1]
             return out
 
         return rhs

@@ -69,18 +69,22 @@ class ConvolutionRadiation:
         self._k = kp
         # Per velocity column j: the rows it drives and K[rows, j] over time, contiguous,
         # for the grid sums G_m = sum_i K[i + m] v_i (m = 0, 1).
+        # Both sums in one product per column: rows [K[i, rows, j] ; K[i + 1, rows, j]].
         self._cols = [j for j in range(n) if self.mask[:, j].any()]
         self._rows = [np.flatnonzero(self.mask[:, j]) for j in self._cols]
-        self._kt = [
-            [np.ascontiguousarray(kp[m : m + nk, rows, j].T) for j, rows in
-             zip(self._cols, self._rows, strict=True)]
-            for m in (0, 1)
-        ]
+        self._kt = [np.ascontiguousarray(np.concatenate(
+            [kp[0:nk, rows, j].T, kp[1 : nk + 1, rows, j].T])) for j, rows in
+            zip(self._cols, self._rows, strict=True)]
         # History stored transposed (one contiguous row per DOF).
         self.history = GridHistory(nk, n, transposed=True)
         self._kernel_cache: dict[float, NDArray[np.float64]] = {}
         self._cache_version = -1
         self._g = (np.zeros(n), np.zeros(n))
+        # Per stage offset s (grid-aligned steps): the history part of the integral and
+        # the matrix on the current velocity, both with the force's sign; valid for one
+        # history version (the stage offsets of a scheme recur at every step).
+        self._stage: dict[float, tuple[NDArray[np.float64], NDArray[np.float64] | None]] = {}
+        self._stage_version = -1
 
     def kernel_at(self, tau: float) -> NDArray[np.float64]:
         """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n).
@@ -108,11 +112,10 @@ class ConvolutionRadiation:
             h = self.history.view()
             g0 = np.zeros(self.n)
             g1 = np.zeros(self.n)
-            for j, rows, k0, k1 in zip(self._cols, self._rows, self._kt[0], self._kt[1],
-                                       strict=True):
-                hj = h[j]
-                g0[rows] += k0 @ hj
-                g1[rows] += k1 @ hj
+            for j, rows, k01 in zip(self._cols, self._rows, self._kt, strict=True):
+                g = k01 @ h[j]
+                g0[rows] += g[: rows.size]
+                g1[rows] += g[rows.size :]
             self._g = (g0, g1)
             self._cache_version = self.history.version
         return self._g
@@ -133,22 +136,42 @@ class ConvolutionRadiation:
         vn
             Velocity at the step start, shape (n,).
         """
+        if sn == 0.0:  # the step starts on the grid (usual case): vn is v0
+            if self._stage_version != self.history.version:
+                self._stage.clear()
+                self._stage_version = self.history.version
+            stage = self._stage.get(s)
+            if stage is None:
+                stage = self._stage_terms(s)
+            rest, k_v = stage
+            return rest if k_v is None else rest + k_v @ v
         dt = self.dt
         g0, g1 = self._grid_sums()
         a = s / dt
         v0 = self.history.newest()
         ks = self.kernel_at(s)
-        if sn == 0.0:  # the step starts on the grid (usual case): vn is v0
-            kv0 = ks @ v0
-            integral = dt * ((1.0 - a) * g0 + a * g1) + (0.5 * s - 0.5 * dt) * kv0
-            if s > 0.0:
-                integral += 0.5 * s * (self._k[0] @ v)
-            return -integral
         integral = dt * ((1.0 - a) * g0 + a * g1) - 0.5 * dt * (ks @ v0)
         k_mid = self.kernel_at(s - sn)
         integral += 0.5 * (s - sn) * (self._k[0] @ v + k_mid @ vn)
         integral += 0.5 * sn * (k_mid @ vn + ks @ v0)
         return -integral
+
+    def _stage_terms(
+        self, s: float
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """For a step starting on the grid, ``F = rest + k_v @ v`` at offset ``s``: ``rest``
+        (n,) the trapezoid over the grid nodes, ``k_v`` (n, n) ``-s/2 K(0)`` (``None`` at
+        ``s = 0``), both for the current history; cached."""
+        dt = self.dt
+        g0, g1 = self._grid_sums()
+        a = s / dt
+        rest = -(dt * ((1.0 - a) * g0 + a * g1)
+                 + (0.5 * s - 0.5 * dt) * (self.kernel_at(s) @ self.history.newest()))
+        k_v = -0.5 * s * self._k[0] if s > 0.0 else None
+        if len(self._stage) > 64:
+            self._stage.clear()
+        self._stage[s] = (rest, k_v)
+        return rest, k_v
 
     def commit(self, v: NDArray[np.float64]) -> None:
         """Record the velocity at a new grid time (called once the step is accepted)."""
@@ -162,6 +185,7 @@ class ConvolutionRadiation:
         """Restore from :meth:`get_state`."""
         self.history.set_state("radiation", state)
         self._cache_version = -1
+        self._stage_version = -1
 
 
 class ConstantRadiation:
