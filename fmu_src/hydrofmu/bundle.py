@@ -27,6 +27,7 @@ RUNTIME_MODULES: list[str] = [
     "hydrodata/multibody.py",
     "hydrodata/store.py",
     "kernels.py",
+    "fourier.py",
     "irf_duration.py",
     "irf_checks.py",
     "waves.py",
