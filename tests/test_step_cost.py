@@ -51,6 +51,13 @@ def _moored_sim() -> Simulator:
     return Simulator(bodies, cfg, {"radiation.method": "state_space"})
 
 
+def _drag_sim(method: str) -> Simulator:
+    data = default_config_data(wave={"type": "regular", "height": 2.0, "period": 7.0})
+    data["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5.0e4, 0.0, 2.0e8, 0.0]
+    bodies, cfg = resolve(data, Path.cwd())
+    return Simulator(bodies, cfg, {"radiation.method": method})
+
+
 def _rm3_sim() -> Simulator:
     rm3 = ROOT / "examples" / "rm3"
     data = tomllib.loads((rm3 / "rm3.toml").read_text(encoding="utf-8"))
@@ -60,12 +67,12 @@ def _rm3_sim() -> Simulator:
     return Simulator(bodies, cfg, {"radiation.method": "constant"})
 
 
-def _part_sum(sim: Simulator, t: float, y: np.ndarray):
-    """The general right-hand side of the same step, whatever the model."""
+def _part_sum(sim: Simulator, t_n: float, y_n: np.ndarray):
+    """The general right-hand side of the step from ``(t_n, y_n)``, whatever the model."""
     ctx = sim._ctx
     expand = sim.constraints.expand_pair
     lag = (sim.added_lagged @ sim._acc_prev) if sim.lagged else None
-    ctx.t0, ctx.sn, ctx.u, ctx.vn = sim.t0, t - sim.grid_time, sim.u, expand(y)[1]
+    ctx.t0, ctx.sn, ctx.u, ctx.vn = sim.t0, t_n - sim.grid_time, sim.u, expand(y_n)[1]
     return part_sum_rhs(ctx, expand, sim._forces, sim._stateful, sim._acc_map, sim.nr,
                         sim.grid_time, lag)
 
@@ -77,21 +84,32 @@ MODELS = {
     "state space, linear mooring and pretension": _moored_sim,
     "RM3, joints and PTO, constant": _rm3_sim,
 }
+#: Models with parts that are not linear (no states): the linear form plus those parts.
+MIXED = {
+    "convolution (grid-aligned stages and a step off the grid)": lambda: _sim("convolution"),
+    "constant, quadratic drag": lambda: _drag_sim("constant"),
+    "convolution, quadratic drag": lambda: _drag_sim("convolution"),
+}
 
 
-@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("name", [*MODELS, *MIXED])
 def test_linear_form_equals_the_part_sum(name: str) -> None:
-    sim = MODELS[name]()
-    assert sim._linear is not None, "every part of this model is linear"
+    sim = MODELS[name]() if name in MODELS else MIXED[name]()
+    assert sim._linear is not None and sim._linear.linear == (name in MODELS)
+    for _ in range(30):  # some history in the convolution
+        sim.step(sim.time, 0.1)
     rng = np.random.default_rng(11)
     sim.set_input_vector(rng.normal(scale=1.0e4, size=sim.u.size))
     sim._acc_prev = rng.normal(size=sim.n)  # a lagged added mass acts through it
     nr = sim.nr
-    for _ in range(5):
-        t = float(rng.uniform(5.0, 50.0))
+    for _ in range(8):
+        # stages of a step from the grid time, and of a step starting 0.3 dt after it
+        t_n = sim.time + float(rng.choice([0.0, 0.3])) * sim.dt
+        t = t_n + float(rng.uniform(0.0, sim.time + sim.dt - t_n))
         y = rng.normal(scale=0.3, size=sim.y.size)
-        fast = sim._rhs_factory(t, y)(t, y)  # the simulator's own choice: the linear form
-        slow = _part_sum(sim, t, y)(t, y)
+        y_n = rng.normal(scale=0.3, size=sim.y.size)
+        fast = sim._rhs_factory(t_n, y_n)(t, y)  # the simulator's choice: the linear form
+        slow = _part_sum(sim, t_n, y_n)(t, y)
         for block in (slice(0, nr), slice(nr, 2 * nr), slice(2 * nr, None)):
             ref = slow[block]
             if ref.size:
@@ -99,16 +117,15 @@ def test_linear_form_equals_the_part_sum(name: str) -> None:
                 assert np.max(np.abs(fast[block] - ref)) <= RHS_REL * scale, name
 
 
-def test_nonlinear_or_memory_models_keep_the_part_sum() -> None:
-    assert _sim("convolution")._linear is None  # the convolution is not finite-dimensional
-    drag = _sim("constant")
-    part = drag.part("viscous")
-    assert drag._linear is not None
-    drag_data = default_config_data()
-    drag_data["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5.0e4, 0.0, 0.0, 0.0]
-    bodies, cfg = resolve(drag_data, Path.cwd())
-    assert Simulator(bodies, cfg, {"radiation.method": "constant"})._linear is None
-    assert part.linear_matrices() is not None
+def test_a_part_with_nonlinear_states_keeps_the_part_sum() -> None:
+    """MoorDyn lines (node states, no linear_states): the general right-hand side."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = tomllib.loads((ROOT / "examples" / "moored_body.toml").read_text("utf-8"))
+        bodies, cfg = resolve(data, ROOT / "examples")
+    sim = Simulator(bodies, cfg)
+    assert any(p.n_states and p.linear_states() is None for p in sim.parts)
+    assert sim._linear is None
 
 
 def test_runs_with_and_without_the_linear_form_agree() -> None:
@@ -172,6 +189,7 @@ def test_convolution_work_and_memory_do_not_grow_over_a_long_run() -> None:
     shape = buf.shape
     forces = conv.force = _Counter(conv.force)
     sums = conv._grid_sums = _Counter(conv._grid_sums)
+    stages = conv._stage_terms = _Counter(conv._stage_terms)
     u = np.zeros(sim.u.size)
     state = {"k": 0}
 
@@ -184,19 +202,21 @@ def test_convolution_work_and_memory_do_not_grow_over_a_long_run() -> None:
             state["k"] += 1
 
     run(300)
-    versions, calls, grid = [], [], []
+    versions, calls, grid, stage = [], [], [], []
     for _ in range(2):
-        v0, c0, g0 = conv.history.version, forces.calls, sums.calls
+        v0, c0, g0, s0 = conv.history.version, forces.calls, sums.calls, stages.calls
         run(500)
         versions.append(conv.history.version - v0)
         calls.append(forces.calls - c0)
         grid.append(sums.calls - g0)
+        stage.append(stages.calls - s0)
     # One history sample per 0.05 s step; RK4: 4 stages + 1 output evaluation per step;
     # the history part of the integral at the 3 distinct stage offsets (0, h/2, h) once
     # per history sample, its kernel products once per sample.
     assert versions == [500, 500]
     assert calls == [2500, 2500]
-    assert grid == [1500, 1500]
+    assert stage == [1500, 1500]
+    assert grid == [500, 500]
     tracemalloc.start()
     try:
         run(500)

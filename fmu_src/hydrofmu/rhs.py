@@ -94,20 +94,32 @@ class LinearForm:
         Constant force of the linear parts (pretension, static imbalance), shape (n,), N.
     forcing
         The forcing parts' ``force`` methods.
+    others
+        The ``force`` methods of the parts without states that are neither linear nor a
+        forcing (the convolution, quadratic drag, a catenary mooring), evaluated at every
+        stage on top of the linear form (``()``: the model is linear, :attr:`linear`).
     """
 
     def __init__(self, *, jacobian: NDArray[np.float64], acc_map: NDArray[np.float64],
-                 f0: NDArray[np.float64], forcing: Sequence[Callable], nr: int) -> None:
+                 f0: NDArray[np.float64], forcing: Sequence[Callable], nr: int,
+                 others: Sequence[Callable] = ()) -> None:
         self.jacobian = np.ascontiguousarray(jacobian, dtype=float)
         self.acc_map = np.ascontiguousarray(acc_map, dtype=float)
         self.f0 = np.asarray(f0, dtype=float)
         self.forcing = tuple(forcing)
+        self.others = tuple(others)
         self.nr = int(nr)
+
+    @property
+    def linear(self) -> bool:
+        """Every part is linear or a forcing: ``y' = J y + E g(t)`` exactly."""
+        return not self.others
 
     @classmethod
     def assemble(cls, parts: Sequence[Part], basis: NDArray[np.float64],
                  acc_map: NDArray[np.float64], ny: int) -> LinearForm | None:
-        """The linear form of a model, or ``None`` if a part is not linear.
+        """The linear form of a model, or ``None`` if a part with states is not linear
+        (a part without states that is not linear goes to :attr:`others`).
 
         Parameters
         ----------
@@ -125,6 +137,7 @@ class LinearForm:
         c_tot = np.zeros((n, n))
         f0 = np.zeros(n)
         forcing: list[Callable] = []
+        others: list[Callable] = []
         jac = np.zeros((ny, ny))
         jac[:nr, nr : 2 * nr] = np.eye(nr)
         for part in parts:
@@ -146,18 +159,22 @@ class LinearForm:
                 continue
             lin = part.linear_matrices()
             if lin is None:
-                return None
+                others.append(part.force)
+                continue
             k, c, f = lin
             k_tot += k
             c_tot += c
             f0 += f
         jac[nr : 2 * nr, :nr] = -acc_map @ k_tot @ basis
         jac[nr : 2 * nr, nr : 2 * nr] = -acc_map @ c_tot @ basis
-        return cls(jacobian=jac, acc_map=acc_map, f0=f0, forcing=forcing, nr=nr)
+        return cls(jacobian=jac, acc_map=acc_map, f0=f0, forcing=forcing, nr=nr,
+                   others=others)
 
-    def rhs(self, ctx: Context, t_grid: float, lag: NDArray[np.float64] | None) -> RHS:
-        """The right-hand side for one internal step (``ctx.u``, ``ctx.t0`` set)."""
-        jac, acc_map, forcing = self.jacobian, self.acc_map, self.forcing
+    def rhs(self, ctx: Context, t_grid: float, lag: NDArray[np.float64] | None,
+            expand: Callable) -> RHS:
+        """The right-hand side for one internal step (``ctx.u``, ``ctx.t0``, ``ctx.sn`` and,
+        with :attr:`others`, ``ctx.vn`` set); ``expand``: ``y -> (q, v)``."""
+        jac, acc_map, forcing, others = self.jacobian, self.acc_map, self.forcing, self.others
         lo, hi = self.nr, 2 * self.nr
         base = self.f0 if lag is None else self.f0 - lag
         # Within one internal step the inputs and memories are fixed, so the forcing is a
@@ -178,4 +195,22 @@ class LinearForm:
             out[lo:hi] += last[1]
             return out
 
-        return rhs
+        if not others:
+            return rhs
+
+        def rhs_others(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
+            out = rhs(t, y)
+            ctx.t = t
+            ctx.s = t - t_grid
+            ctx.q, ctx.v = expand(y)
+            ctx.y = y
+            total = None
+            for force in others:
+                f = force(ctx)
+                if f is not None:
+                    total = f if total is None else total + f
+            if total is not None:
+                out[lo:hi] += acc_map @ total
+            return out
+
+        return rhs_others

@@ -268,10 +268,10 @@ class Simulator(Tunable, ModelInterface):
         lag = (self.added_lagged @ self._acc_prev) if self.lagged else None
         ctx = self._ctx
         ctx.t0, ctx.sn, ctx.u = self.t0, t_n - t_grid, self.u
-        if self._linear is not None and self.partition is None:
-            return self._linear.rhs(ctx, t_grid, lag)
         expand = self.constraints.expand_pair
         ctx.vn = expand(y_n)[1]
+        if self._linear is not None and self.partition is None:
+            return self._linear.rhs(ctx, t_grid, lag, expand)
         rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map, self.nr,
                            t_grid, lag)
         return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)

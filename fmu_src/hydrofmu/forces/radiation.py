@@ -85,6 +85,8 @@ class ConvolutionRadiation:
         # history version (the stage offsets of a scheme recur at every step).
         self._stage: dict[float, tuple[NDArray[np.float64], NDArray[np.float64] | None]] = {}
         self._stage_version = -1
+        self._basis = np.zeros((6, n))
+        self._basis_version = -1
 
     def kernel_at(self, tau: float) -> NDArray[np.float64]:
         """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n).
@@ -146,7 +148,7 @@ class ConvolutionRadiation:
             if stage is None:
                 stage = self._stage_terms(s)
             rest, k_v = stage
-            return rest if k_v is None else rest + k_v @ v
+            return rest.copy() if k_v is None else rest + k_v @ v
         dt = self.dt
         g0, g1 = self._grid_sums()
         a = s / dt
@@ -165,10 +167,25 @@ class ConvolutionRadiation:
         (n,) the trapezoid over the grid nodes, ``k_v`` (n, n) ``-s/2 K(0)`` (``None`` at
         ``s = 0``), both for the current history; cached."""
         dt = self.dt
-        g0, g1 = self._grid_sums()
+        if self._basis_version != self.history.version:
+            # Per history version: G_0, G_1 and K(j dt) v_0 for j = 0..3, so that every
+            # stage offset is one small product with scalar coefficients.
+            g0, g1 = self._grid_sums()
+            self._basis = np.vstack([g0, g1, self._k[0:4] @ self.history.newest()])
+            self._basis_version = self.history.version
         a = s / dt
-        rest = -(dt * ((1.0 - a) * g0 + a * g1)
-                 + (0.5 * s - 0.5 * dt) * (self.kernel_at(s) @ self.history.newest()))
+        i = min(int(a), self.nk)  # K(s) interpolated between samples i and i + 1
+        if a > -1.0 and i <= 2:  # int() truncates: i = 0 for a round-off below 0
+            b = a - i
+            coef = np.zeros(6)
+            coef[0], coef[1] = -dt * (1.0 - a), -dt * a
+            c = -(0.5 * s - 0.5 * dt)
+            coef[2 + i], coef[3 + i] = c * (1.0 - b), c * b
+            rest = coef @ self._basis
+        else:  # pragma: no cover - outside 0 <= s <= 2 dt (round-off at the grid ends)
+            g0, g1 = self._grid_sums()
+            rest = -(dt * ((1.0 - a) * g0 + a * g1)
+                     + (0.5 * s - 0.5 * dt) * (self.kernel_at(s) @ self.history.newest()))
         k_v = -0.5 * s * self._k[0] if s > 0.0 else None
         if len(self._stage) > 64:
             self._stage.clear()
@@ -188,6 +205,7 @@ class ConvolutionRadiation:
         self.history.set_state("radiation", state)
         self._cache_version = -1
         self._stage_version = -1
+        self._basis_version = -1
 
 
 class ConstantRadiation:
