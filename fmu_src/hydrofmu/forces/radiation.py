@@ -69,12 +69,21 @@ class ConvolutionRadiation:
         self._k = kp
         # Per velocity column j: the rows it drives and K[rows, j] over time, contiguous,
         # for the grid sums G_m = sum_i K[i + m] v_i (m = 0, 1).
-        # Both sums in one product per column: rows [K[i, rows, j] ; K[i + 1, rows, j]].
-        self._cols = [j for j in range(n) if self.mask[:, j].any()]
-        self._rows = [np.flatnonzero(self.mask[:, j]) for j in self._cols]
-        self._kt = [np.ascontiguousarray(np.concatenate(
-            [kp[0:nk, rows, j].T, kp[1 : nk + 1, rows, j].T])) for j, rows in
-            zip(self._cols, self._rows, strict=True)]
+        # Both grid sums of every velocity column j in one batched product: block j holds
+        # K[i, rows_j, j] then K[i + 1, rows_j, j] (rows_j: the live entries of column j,
+        # zero-padded to the longest column), shape (n, 2 R, nk); a 0/1 matrix scatters
+        # the products to [G_0; G_1], shape (2 n,).
+        rows_of = [np.flatnonzero(self.mask[:, j]) for j in range(n)]
+        r_max = max(1, max(r.size for r in rows_of))
+        self._kt = np.zeros((n, 2 * r_max, nk))
+        self._scatter = np.zeros((2 * n, n * 2 * r_max))
+        for j, rows in enumerate(rows_of):
+            for q, r in enumerate(rows):
+                self._kt[j, q] = kp[0:nk, r, j]
+                self._kt[j, r_max + q] = kp[1 : nk + 1, r, j]
+                self._scatter[r, j * 2 * r_max + q] = 1.0
+                self._scatter[n + r, j * 2 * r_max + r_max + q] = 1.0
+        self._prod = np.zeros((n, 2 * r_max, 1))
         # History stored transposed (one contiguous row per DOF).
         self.history = GridHistory(nk, n, transposed=True)
         self._kernel_cache: dict[float, NDArray[np.float64]] = {}
@@ -87,6 +96,8 @@ class ConvolutionRadiation:
         self._stage_version = -1
         self._basis = np.zeros((6, n))
         self._basis_version = -1
+        self._k4 = np.ascontiguousarray(kp[0:4].reshape(4 * n, n))  # K(0..3 dt), stacked
+        self._coef = np.zeros(6)
 
     def kernel_at(self, tau: float) -> NDArray[np.float64]:
         """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n).
@@ -111,14 +122,10 @@ class ConvolutionRadiation:
 
     def _grid_sums(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._cache_version != self.history.version:
-            h = self.history.view()
-            g0 = np.zeros(self.n)
-            g1 = np.zeros(self.n)
-            for j, rows, k01 in zip(self._cols, self._rows, self._kt, strict=True):
-                g = k01 @ h[j]
-                g0[rows] += g[: rows.size]
-                g1[rows] += g[rows.size :]
-            self._g = (g0, g1)
+            h = self.history.view()  # (n, nk), one contiguous row per DOF
+            np.matmul(self._kt, h[:, :, None], out=self._prod)
+            g = self._scatter @ self._prod.reshape(-1)
+            self._g = (g[: self.n], g[self.n :])
             self._cache_version = self.history.version
         return self._g
 
@@ -171,13 +178,16 @@ class ConvolutionRadiation:
             # Per history version: G_0, G_1 and K(j dt) v_0 for j = 0..3, so that every
             # stage offset is one small product with scalar coefficients.
             g0, g1 = self._grid_sums()
-            self._basis = np.vstack([g0, g1, self._k[0:4] @ self.history.newest()])
+            basis = self._basis
+            basis[0], basis[1] = g0, g1
+            np.dot(self._k4, self.history.newest(), out=basis[2:].reshape(-1))
             self._basis_version = self.history.version
         a = s / dt
         i = min(int(a), self.nk)  # K(s) interpolated between samples i and i + 1
         if a > -1.0 and i <= 2:  # int() truncates: i = 0 for a round-off below 0
             b = a - i
-            coef = np.zeros(6)
+            coef = self._coef
+            coef[:] = 0.0
             coef[0], coef[1] = -dt * (1.0 - a), -dt * a
             c = -(0.5 * s - 0.5 * dt)
             coef[2 + i], coef[3 + i] = c * (1.0 - b), c * b
