@@ -1,22 +1,30 @@
-"""Cost of one communication step of the hydrofmu FMU against an empty pythonfmu FMU.
+"""Cost of one communication step of the hydrofmu FMU against an empty pythonfmu FMU: one
+command, one table.
 
 Usage::
 
-    python benchmarks/run.py [--steps 2000] [--step-size 0.1] [--repeat 3] [--config F.toml]
+    python benchmarks/run.py [--steps 1000] [--repeat 3] [--sea-state 10800]
+                             [--plot docs/benchmarks/step_cost.png] [--quick]
 
-``--config`` benchmarks that configuration instead of the default one (e.g.
-``examples/rm3/rm3.toml``, two bodies and two joints).
+Builds, in a temporary folder, the FMUs of three configurations (the embedded default
+sphere; the RM3 two-body model ``examples/rm3/rm3.toml``; the moored body
+``examples/moored_body.toml``) and, for each, a trivial pythonfmu FMU with the same numbers
+of Real, Integer and String parameters, inputs and outputs, written the usual pythonfmu way
+(one attribute per variable) and whose ``do_step`` does nothing. All are driven with
+fmpy's ``FMU2Slave`` in this process; one step is: set every input, ``doStep``, get every
+output, at the configuration's output interval (0.1 s). The runs are interleaved, the best
+of ``--repeat`` is kept. Rows:
 
-Builds, in a temporary folder, the default FMU (the embedded sphere, regular waves,
-convolution radiation, rk4) and a trivial pythonfmu FMU with the same numbers of Real,
-Integer and String parameters, inputs and outputs, written the usual pythonfmu way (one
-attribute per variable) and whose ``do_step`` does nothing. Both are driven with fmpy's
-``FMU2Slave`` in this process; one step is: set every input, ``doStep``, get every output.
-The hydrofmu FMU runs with each radiation method (``radiation.method`` = convolution,
-constant, state_space; one FMU, the realisation stored at export). The best of
-``--repeat`` runs of ``--steps`` steps is reported, in microseconds per step, with the
-ratio to the empty FMU. For context the script also times ``Simulator.step`` alone (no FMI), so
-that the FMI share of the hydrofmu step can be read off.
+(a) the empty FMU (default body's interface); (b) the default body with constant
+coefficients; (c) convolution; (d) state space with rk4; (e) state space with the ``exact``
+scheme (when that scheme exists); (f) RM3; (g) the moored body (MoorDyn lines,
+``midpoint5``); ratios to the empty FMU of the same interface, and ``Simulator.step``
+alone (no FMI) for the physics part.
+
+Then the real-time factor of a ``--sea-state`` s irregular sea state at 0.1 s steps
+through the FMU with (e), or with (d) when ``exact`` is not available (labelled), and a
+plot of the physics cost against the number of wave components and of bodies.
+``--quick`` is a smoke run (few steps, a 60 s sea state, two sizes per curve).
 """
 
 from __future__ import annotations
@@ -26,26 +34,29 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from hydrofmu.config import default_config, load_config
+from hydrofmu.config import default_config, default_config_data, load_config, resolve
 from hydrofmu.export import build_fmu
 from hydrofmu.fmi_slave import guard_interpreter_exit
 from hydrofmu.parameters import parameter_table
 from hydrofmu.statespace_payload import add_realisation
 from hydrofmu.system import Simulator
+from hydrofmu.timeschemes import scheme_names
 
 _TRIVIAL = '''"""Empty pythonfmu FMU with the interface sizes of a hydrofmu FMU (benchmark)."""
 
 from pythonfmu import Fmi2Causality, Fmi2Initial, Fmi2Slave, Fmi2Variability, Integer, Real, String
 
 
-class TrivialFMU(Fmi2Slave):
+class {cls}(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         fixed = dict(
@@ -74,13 +85,15 @@ class TrivialFMU(Fmi2Slave):
 '''
 
 
-def build_trivial(folder: Path, counts: dict[str, int]) -> Path:
-    """Build the empty FMU with the given interface sizes; return its path."""
+def build_trivial(folder: Path, counts: dict[str, int], cls: str = "TrivialFMU") -> Path:
+    """Build the empty FMU with the given interface sizes; return its path. Several empty
+    FMUs in one process need distinct class names ``cls`` (pythonfmu imports the slave's
+    module by that name)."""
     from pythonfmu.builder import FmuBuilder
 
-    script = folder / "TrivialFMU.py"
-    script.write_text(_TRIVIAL.format(**counts))
-    return FmuBuilder.build_FMU(script, dest=folder / "TrivialFMU.fmu", needsExecutionTool=False)
+    script = folder / f"{cls}.py"
+    script.write_text(_TRIVIAL.format(cls=cls, **counts))
+    return FmuBuilder.build_FMU(script, dest=folder / f"{cls}.fmu", needsExecutionTool=False)
 
 
 class Driver:
@@ -153,92 +166,223 @@ def best_per_step(
     return best
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=2000, help="steps per timed run")
-    parser.add_argument(
-        "--step-size",
-        type=float,
-        default=None,
-        help="communication step, s (default: the configuration's output interval)",
-    )
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs; the best is kept")
-    parser.add_argument("--config", default=None,
-                        help="TOML configuration to benchmark (default: the embedded sphere)")
-    args = parser.parse_args(argv)
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"rm3": ROOT / "examples" / "rm3" / "rm3.toml",
+           "moored": ROOT / "examples" / "moored_body.toml"}
 
-    bodies, config = load_config(args.config) if args.config else default_config()
-    h = args.step_size or float(config["simulation"]["output_interval"])
+
+def interface_counts(bodies: list, config: dict) -> dict[str, int]:
+    """Numbers of parameters by type, inputs and outputs of a model's FMU."""
     table = parameter_table(bodies, config)
-    counts = {
+    return {
         "n_real_par": sum(p.kind == "Real" for p in table),
         "n_int_par": sum(p.kind == "Integer" for p in table),
         "n_str_par": sum(p.kind == "String" for p in table),
         "n_in": len(Simulator.input_names(bodies, config)),
         "n_out": len(Simulator.output_names(bodies, config)),
     }
-    u = np.zeros(counts["n_in"])
-    methods = ("convolution", "constant", "state_space")
-    # The realisation the FMU stores (build_fmu makes it too), so that the Simulator rows
-    # run the same model.
-    add_realisation(bodies, config)
 
-    def pure_run(method: str) -> Callable[[int], float]:
-        sim = Simulator.from_payload(bodies, config, {"radiation.method": method})
-        sim.initialize(0.0)
-        clock = {"t": 0.0}
 
-        def pure(steps: int) -> float:
-            start = time.perf_counter()
-            for k in range(steps):
-                u[0] = 1.0e3 * (k % 7)
-                sim.set_input_vector(u)
-                sim.step(clock["t"], h)
-                sim.output_vector()
-                clock["t"] += h
-            return time.perf_counter() - start
+def exact_available() -> bool:
+    """Whether the ``exact`` time scheme is registered in this version."""
+    return "exact" in scheme_names()
 
-        return pure
+
+def simulator_run(bodies: list, config: dict, parameters: dict, h: float
+                  ) -> Callable[[int], float]:
+    """A timed loop of ``Simulator.step`` alone (set inputs, step, outputs): seconds for
+    ``steps`` communication steps of ``h`` s, continuing the same run on every call."""
+    sim = Simulator.from_payload(bodies, config, parameters)
+    sim.initialize(0.0)
+    u = np.zeros(sim.u.size)
+    clock = {"k": 0}
+
+    def pure(steps: int) -> float:
+        start = time.perf_counter()
+        for _ in range(steps):
+            k = clock["k"]
+            u[0] = 1.0e3 * (k % 7)
+            sim.set_input_vector(u)
+            sim.step(k * h, h)
+            sim.output_vector()
+            clock["k"] = k + 1
+        return time.perf_counter() - start
+
+    return pure
+
+
+def sphere_config(n_bodies: int = 1, *, state_space: bool = True, **wave: Any
+                  ) -> tuple[list, dict]:
+    """``n_bodies`` default spheres 30 m apart (no body-to-body coupling) in an irregular
+    sea, with the realisation of the state-space radiation stored if ``state_space``."""
+    data = default_config_data(wave={"type": "irregular", "height": 2.0, "period": 8.0,
+                                     **wave})
+    body = data["bodies"][0]
+    data["bodies"] = [{**body, "name": f"b{k}",
+                       "initial_pose": [30.0 * k, 0, 0, 0, 0, 0]} for k in range(n_bodies)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bodies, config = resolve(data, ROOT)
+        if state_space:
+            add_realisation(bodies, config)
+    return bodies, config
+
+
+def cost_curve(sizes: list[int], make: Callable[[int], tuple[list, dict]], parameters: dict,
+               steps: int, repeat: int, h: float = 0.1) -> list[float]:
+    """``Simulator.step`` µs per ``h`` step for each size (model ``make(size)``)."""
+    out = []
+    for size in sizes:
+        bodies, config = make(size)
+        run = simulator_run(bodies, config, parameters, h)
+        out.append(best_per_step({"x": run}, steps, repeat)["x"])
+    return out
+
+
+def plot_costs(path: Path, components: list[int], by_components: dict[str, list[float]],
+               n_bodies: list[int], by_bodies: dict[str, list[float]]) -> None:
+    """The two cost curves side by side (PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for label, ys in by_components.items():
+        axes[0].plot(components, ys, "o-", label=label)
+    axes[0].set_xlabel("wave components (irregular sea)")
+    axes[0].set_xscale("log")
+    for label, ys in by_bodies.items():
+        axes[1].plot(n_bodies, ys, "o-", label=label)
+    axes[1].set_xlabel("bodies (6 DOFs each)")
+    axes[1].set_xticks(n_bodies)
+    for ax in axes:
+        ax.set_ylabel("Simulator.step, µs per 0.1 s step")
+        ax.set_ylim(bottom=0.0)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.suptitle("hydrofmu: cost of a communication step (physics, no FMI)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=1000, help="steps per timed run")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs; the best is kept")
+    parser.add_argument("--sea-state", type=float, default=10800.0,
+                        help="duration of the irregular sea state for the real-time factor, s")
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "benchmarks" / "step_cost.png"),
+                        help="PNG of the cost curves ('' for none)")
+    parser.add_argument("--quick", action="store_true", help="smoke run: few steps, short sea")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.steps, args.repeat, args.sea_state = 30, 1, 60.0
+    components = [1, 10] if args.quick else [1, 10, 50, 100, 200, 400]
+    n_bodies = [1, 2] if args.quick else [1, 2, 3, 4]
+    exact = exact_available()
+
+    default = default_config()
+    add_realisation(*default)  # the realisation the FMU stores, for the Simulator rows
+    models = {"default": default}
+    for name, path in CONFIGS.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            models[name] = load_config(path)
+    h = 0.1
+    rows = [("(b) constant", "default", {"radiation.method": "constant"}),
+            ("(c) convolution", "default", {"radiation.method": "convolution"}),
+            ("(d) state space, rk4", "default", {"radiation.method": "state_space"}),
+            # not a default: RK4 is stable to 0.57 s on this model, and 0.1 s moves the
+            # outputs of a 300 s irregular sea by <= 8e-5 relative RMS (README)
+            ("(d') state space, rk4, max_internal_step 0.1 s", "default",
+             {"radiation.method": "state_space", "max_internal_step": 0.1})]
+    if exact:
+        rows.append(("(e) state space, exact", "default",
+                     {"radiation.method": "state_space", "time_scheme": "exact"}))
+    rows += [("(f) RM3 (2 bodies, 2 joints)", "rm3", {}),
+             ("(g) moored body (MoorDyn lines)", "moored", {})]
 
     with tempfile.TemporaryDirectory(prefix="hydrofmu_bench_") as tmp:
         folder = Path(tmp)
-        fmu = build_fmu(bodies, config, folder / "HydroFMU.fmu")
-        drivers = {m: Driver(fmu, m, {"radiation.method": m}) for m in methods}
-        trivial = Driver(build_trivial(folder, counts), "trivial")
-        runs: dict[str, Callable[[int], float]] = {"trivial": lambda n: trivial.run(n, h)}
-        for m in methods:
-            runs[f"fmu {m}"] = lambda n, d=drivers[m]: d.run(n, h)
-            runs[f"sim {m}"] = pure_run(m)
+        fmus, empties, drivers = {}, {}, []
+        for name, (bodies, config) in models.items():
+            sub = folder / name
+            sub.mkdir()
+            fmus[name] = build_fmu(bodies, config, sub / "HydroFMU.fmu")
+            empty = Driver(build_trivial(sub, interface_counts(bodies, config),
+                                         f"Trivial{name.capitalize()}"), f"e_{name}")
+            empties[name] = empty
+        runs: dict[str, Callable[[int], float]] = {
+            f"empty {n}": (lambda k, d=d: d.run(k, h)) for n, d in empties.items()}
+        for label, model, params in rows:
+            d = Driver(fmus[model], label[:4], params)
+            drivers.append(d)
+            runs[f"fmu {label}"] = lambda k, d=d: d.run(k, h)
+            runs[f"sim {label}"] = simulator_run(*models[model], params, h)
         best = best_per_step(runs, args.steps, args.repeat)
-        for d in drivers.values():
+        for d in [*drivers, *empties.values()]:
             d.close()
-        trivial.close()
-    t_trivial = best["trivial"]
 
-    print(f"python {sys.version.split()[0]}, numpy {np.__version__}")
-    print(
-        f"interface: {counts['n_in']} inputs, {counts['n_out']} outputs, parameters "
-        f"{counts['n_real_par']} Real + {counts['n_int_par']} Integer + {counts['n_str_par']} "
-        f"String; communication step {h:g} s, internal step "
-        f"{config['simulation']['max_internal_step']:g} s ({config['simulation']['time_scheme']})"
-    )
-    print(
-        f"empty pythonfmu FMU          : {t_trivial:9.1f} us/step (set inputs + doStep + get "
-        "outputs)"
-    )
-    for m in methods:
-        t_fmu, t_sim = best[f"fmu {m}"], best[f"sim {m}"]
-        print(f"hydrofmu FMU, {m:<12}   : {t_fmu:9.1f} us/step, {t_fmu / t_trivial:6.1f} x empty; "
-              f"Simulator alone {t_sim:9.1f} us/step")
-    physics = {m: best[f"sim {m}"] for m in methods}
-    print(f"Simulator.step, convolution / state_space: "
-          f"{physics['convolution'] / physics['state_space']:.2f} x")
-    # The rest of the model (hydrostatics, excitation, scheme) is the constant method's
-    # cost: what is left is the radiation's own.
-    own = {m: physics[m] - physics["constant"] for m in ("convolution", "state_space")}
-    print(f"radiation's own cost (Simulator minus constant): convolution "
-          f"{own['convolution']:.1f}, state_space {own['state_space']:.1f} us/step, "
-          f"ratio {own['convolution'] / own['state_space']:.2f} x")
+        # The sea state through the FMU, (e) or (d).
+        sea_params = {"radiation.method": "state_space", "wave.type": "irregular",
+                      "wave.height": 3.0, "wave.period": 9.0}
+        sea_label = "(e) exact" if exact else "(d) rk4 (exact not available)"
+        if exact:
+            sea_params["time_scheme"] = "exact"
+        sea = Driver(fmus["default"], "sea", sea_params)
+        n_sea = round(args.sea_state / h)
+        elapsed = sea.run(n_sea, h)
+        sea.close()
+
+    t_empty = best["empty default"]
+    print(f"python {sys.version.split()[0]}, numpy {np.__version__}; communication step "
+          f"{h:g} s; best of {args.repeat} x {args.steps} steps, runs interleaved")
+    c = interface_counts(*models["default"])
+    print(f"default interface: {c['n_in']} inputs, {c['n_out']} outputs, parameters "
+          f"{c['n_real_par']} Real + {c['n_int_par']} Integer + {c['n_str_par']} String; "
+          f"rk4 at {models['default'][1]['simulation']['max_internal_step']:g} s\n")
+    print("| row | FMU µs/step | ratio to (a) | Simulator.step µs/step |")
+    print("|---|---|---|---|")
+    print(f"| (a) empty pythonfmu FMU | {t_empty:.1f} | 1 | - |")
+    for label, model, _ in rows:
+        if label.startswith("(f)") and not exact:
+            print("| (e) state space, exact | scheme exact not available | - | - |")
+        ref = best[f"empty {model}"]
+        note = "" if model == "default" else f" (own empty FMU {ref:.1f} µs)"
+        fmu, sim = best[f"fmu {label}"], best[f"sim {label}"]
+        print(f"| {label} | {fmu:.1f} | {fmu / ref:.1f}{note} | {sim:.1f} |")
+    phys = {k: best[f"sim {k}"] for k in ("(b) constant", "(c) convolution",
+                                          "(d) state space, rk4")}
+    print(f"\nSimulator.step, convolution / state space (rk4): "
+          f"{phys['(c) convolution'] / phys['(d) state space, rk4']:.2f} x")
+    print(f"{args.sea_state:g} s irregular sea state at {h:g} s steps through the FMU, "
+          f"{sea_label}: {elapsed:.1f} s, {args.sea_state / elapsed:.0f}x real time")
+
+    if args.plot:
+        curve_params = {"radiation.method": "state_space"}
+        curves_c = {"state space, rk4": cost_curve(
+            components, lambda n: sphere_config(n_components=n), curve_params,
+            max(args.steps // 5, 10), args.repeat)}
+        curves_b = {"state space, rk4": cost_curve(
+            n_bodies, sphere_config, curve_params, max(args.steps // 5, 10), args.repeat)}
+        if exact:
+            ex = {**curve_params, "time_scheme": "exact"}
+            curves_c["state space, exact"] = cost_curve(
+                components, lambda n: sphere_config(n_components=n), ex,
+                max(args.steps // 5, 10), args.repeat)
+            curves_b["state space, exact"] = cost_curve(
+                n_bodies, sphere_config, ex, max(args.steps // 5, 10), args.repeat)
+        plot_costs(Path(args.plot), components, curves_c, n_bodies, curves_b)
+        for label, ys in curves_c.items():
+            print(f"cost vs components {components}, {label}: "
+                  + ", ".join(f"{y:.0f}" for y in ys) + " µs")
+        for label, ys in curves_b.items():
+            print(f"cost vs bodies {n_bodies}, {label}: "
+                  + ", ".join(f"{y:.0f}" for y in ys) + " µs")
+        print(f"plot: {args.plot}")
     return 0
 
 

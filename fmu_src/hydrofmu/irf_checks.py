@@ -12,15 +12,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .errors import ConfigError, as_finite
+from .fourier import _cut_frequency, _frequencies, _time_grid, fourier_integral_linear
 from .hydrodata.model import DOF_NAMES, HydroData
-from .kernels import (
-    _active_dofs,
-    _cut_frequency,
-    _frequencies,
-    _time_grid,
-    fourier_integral_linear,
-    radiation_irf,
-)
+from .kernels import _active_dofs, radiation_irf
 
 #: Default upper end of the round-trip comparison band, as a fraction of ``omega_max``:
 #: just below ``omega_max`` the rebuilt A(w) is biased by the missing B above it (a

@@ -12,15 +12,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .errors import ConfigError, as_finite
+from .fourier import _cut_frequency, _frequencies
 from .hydrodata.model import HydroData
-from .kernels import (
-    _active_dofs,
-    _cut_frequency,
-    _frequencies,
-    _radiation_envelope,
-    excitation_irf,
-    radiation_irf,
-)
+from .kernels import _active_dofs, _radiation_envelope, excitation_irf, radiation_irf
 
 #: Default decay threshold of :func:`default_irf_time`: the kernel is kept until its
 #: normalised magnitude stays below this fraction of its maximum.

@@ -208,6 +208,9 @@ class Part:
     n_states: int = 0
     #: False when :meth:`force` always returns ``None`` (the simulator skips the call).
     active: bool = True
+    #: True when :meth:`force` depends on time, the inputs and the part's memory only (not
+    #: on ``q``, ``v`` or any state): a pure forcing, for the assembled linear form (rhs.py).
+    forcing: ClassVar[bool] = False
 
     def __init__(self, *, model: ModelInfo) -> None:
         self.n = model.n
@@ -287,6 +290,14 @@ class Part:
         scheme that needs a linear model."""
         return (f"part '{self.kind}' does not declare a linear form (Part.linear_system): "
                 "its force is taken as nonlinear")
+
+    def linear_states(
+        self,
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
+               NDArray[np.float64]] | None:
+        """``(A, B, F_x, F_v)`` if the part's states and force are exactly ``x' = A x + B v``
+        and ``F = F_x x + F_v v`` (dense: (ns, ns), (ns, n), (n, ns), (n, n)), else ``None``."""
+        return None
 
     def set_parameter(self, name: str, value: Any) -> bool:
         """Take the new value of a ``tunable`` parameter between steps.

@@ -40,6 +40,7 @@ from .layout import (
 from .local_steps import StatePartition
 from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
+from .rhs import RHS, LinearForm, part_sum_rhs
 from .timeschemes import make_scheme
 from .tunable import Tunable
 
@@ -166,6 +167,7 @@ class Simulator(Tunable, ModelInterface):
                                                        self.added_mass_method)
 
         self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
+        self._assemble_linear()
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
@@ -260,40 +262,31 @@ class Simulator(Tunable, ModelInterface):
         ctx.y = y
         return ctx
 
-    def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]):
+    def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]) -> RHS:
+        """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (rhs.py): the assembled
+        linear form when every part is linear, else the sum over the parts."""
         t_grid = self.grid_time
-        sn_base = t_n - t_grid
-        expand = self.constraints.expand_pair
-        vn = expand(y_n)[1]
-        nr, n = self.nr, self.n
-        acc_map = self._acc_map
-        stateful = self._stateful
-        forces = self._forces
         lag = (self.added_lagged @ self._acc_prev) if self.lagged else None
         ctx = self._ctx
-        ctx.t0, ctx.sn, ctx.vn, ctx.u = self.t0, sn_base, vn, self.u
-
-        def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            # The context of _context(), filled inline: this runs once per stage.
-            ctx.t = t
-            ctx.s = t - t_grid
-            ctx.q, ctx.v = expand(y)
-            ctx.y = y
-            total = np.zeros(n)
-            for force in forces:
-                f = force(ctx)
-                if f is not None:
-                    total += f
-            if lag is not None:
-                total -= lag
-            out = np.empty_like(y)
-            out[:nr] = y[nr : 2 * nr]
-            out[nr : 2 * nr] = acc_map @ total
-            for part in stateful:
-                out[part.state_slice] = part.derivative(ctx)
-            return out
-
+        ctx.t0, ctx.sn, ctx.u = self.t0, t_n - t_grid, self.u
+        expand = self.constraints.expand_pair
+        ctx.vn = expand(y_n)[1]
+        if self._linear is not None and self.partition is None:
+            return self._linear.rhs(ctx, t_grid, lag, expand)
+        rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map, self.nr,
+                           t_grid, lag)
         return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)
+
+    def set_parameter(self, name: str, value: Any) -> Any:
+        """:meth:`Tunable.set_parameter`, then the linear form assembled again."""
+        v = super().set_parameter(name, value)
+        self._assemble_linear()
+        return v
+
+    def _assemble_linear(self) -> None:
+        ny = 2 * self.nr + sum(p.n_states for p in self._stateful)
+        self._linear = LinearForm.assemble(self.parts, self.constraints.basis, self._acc_map,
+                                           ny)
 
     def step(self, t: float, h: float) -> None:
         """Advance from ``t`` to ``t + h`` (s) with internal steps of at most ``dt``.

@@ -130,6 +130,7 @@ class PrismaticJoint(JointPart):
     kind = "joint.prismatic"
     active = True
     feedthrough = True
+    forcing = True
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)

@@ -17,6 +17,7 @@ class PtoInputs(Part):
     kind = "pto_inputs"
     channel = None
     feedthrough = True
+    forcing = True
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)

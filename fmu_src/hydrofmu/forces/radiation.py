@@ -69,18 +69,35 @@ class ConvolutionRadiation:
         self._k = kp
         # Per velocity column j: the rows it drives and K[rows, j] over time, contiguous,
         # for the grid sums G_m = sum_i K[i + m] v_i (m = 0, 1).
-        self._cols = [j for j in range(n) if self.mask[:, j].any()]
-        self._rows = [np.flatnonzero(self.mask[:, j]) for j in self._cols]
-        self._kt = [
-            [np.ascontiguousarray(kp[m : m + nk, rows, j].T) for j, rows in
-             zip(self._cols, self._rows, strict=True)]
-            for m in (0, 1)
-        ]
+        # Both grid sums of every velocity column j in one batched product: block j holds
+        # K[i, rows_j, j] then K[i + 1, rows_j, j] (rows_j: the live entries of column j,
+        # zero-padded to the longest column), shape (n, 2 R, nk); a 0/1 matrix scatters
+        # the products to [G_0; G_1], shape (2 n,).
+        rows_of = [np.flatnonzero(self.mask[:, j]) for j in range(n)]
+        r_max = max(1, max(r.size for r in rows_of))
+        self._kt = np.zeros((n, 2 * r_max, nk))
+        self._scatter = np.zeros((2 * n, n * 2 * r_max))
+        for j, rows in enumerate(rows_of):
+            for q, r in enumerate(rows):
+                self._kt[j, q] = kp[0:nk, r, j]
+                self._kt[j, r_max + q] = kp[1 : nk + 1, r, j]
+                self._scatter[r, j * 2 * r_max + q] = 1.0
+                self._scatter[n + r, j * 2 * r_max + r_max + q] = 1.0
+        self._prod = np.zeros((n, 2 * r_max, 1))
         # History stored transposed (one contiguous row per DOF).
         self.history = GridHistory(nk, n, transposed=True)
         self._kernel_cache: dict[float, NDArray[np.float64]] = {}
         self._cache_version = -1
         self._g = (np.zeros(n), np.zeros(n))
+        # Per stage offset s (grid-aligned steps): the history part of the integral and
+        # the matrix on the current velocity, both with the force's sign; valid for one
+        # history version (the stage offsets of a scheme recur at every step).
+        self._stage: dict[float, tuple[NDArray[np.float64], NDArray[np.float64] | None]] = {}
+        self._stage_version = -1
+        self._basis = np.zeros((6, n))
+        self._basis_version = -1
+        self._k4 = np.ascontiguousarray(kp[0:4].reshape(4 * n, n))  # K(0..3 dt), stacked
+        self._coef = np.zeros(6)
 
     def kernel_at(self, tau: float) -> NDArray[np.float64]:
         """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n).
@@ -105,15 +122,10 @@ class ConvolutionRadiation:
 
     def _grid_sums(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         if self._cache_version != self.history.version:
-            h = self.history.view()
-            g0 = np.zeros(self.n)
-            g1 = np.zeros(self.n)
-            for j, rows, k0, k1 in zip(self._cols, self._rows, self._kt[0], self._kt[1],
-                                       strict=True):
-                hj = h[j]
-                g0[rows] += k0 @ hj
-                g1[rows] += k1 @ hj
-            self._g = (g0, g1)
+            h = self.history.view()  # (n, nk), one contiguous row per DOF
+            np.matmul(self._kt, h[:, :, None], out=self._prod)
+            g = self._scatter @ self._prod.reshape(-1)
+            self._g = (g[: self.n], g[self.n :])
             self._cache_version = self.history.version
         return self._g
 
@@ -133,22 +145,62 @@ class ConvolutionRadiation:
         vn
             Velocity at the step start, shape (n,).
         """
+        # The step starts on the grid (usual case; an importer's communication points drift
+        # from the grid by round-off of t, far below 1e-9 dt): vn is v0.
+        if abs(sn) <= 1e-9 * self.dt:
+            if self._stage_version != self.history.version:
+                self._stage.clear()
+                self._stage_version = self.history.version
+            stage = self._stage.get(s)
+            if stage is None:
+                stage = self._stage_terms(s)
+            rest, k_v = stage
+            return rest.copy() if k_v is None else rest + k_v @ v
         dt = self.dt
         g0, g1 = self._grid_sums()
         a = s / dt
         v0 = self.history.newest()
         ks = self.kernel_at(s)
-        if sn == 0.0:  # the step starts on the grid (usual case): vn is v0
-            kv0 = ks @ v0
-            integral = dt * ((1.0 - a) * g0 + a * g1) + (0.5 * s - 0.5 * dt) * kv0
-            if s > 0.0:
-                integral += 0.5 * s * (self._k[0] @ v)
-            return -integral
         integral = dt * ((1.0 - a) * g0 + a * g1) - 0.5 * dt * (ks @ v0)
         k_mid = self.kernel_at(s - sn)
         integral += 0.5 * (s - sn) * (self._k[0] @ v + k_mid @ vn)
         integral += 0.5 * sn * (k_mid @ vn + ks @ v0)
         return -integral
+
+    def _stage_terms(
+        self, s: float
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+        """For a step starting on the grid, ``F = rest + k_v @ v`` at offset ``s``: ``rest``
+        (n,) the trapezoid over the grid nodes, ``k_v`` (n, n) ``-s/2 K(0)`` (``None`` at
+        ``s = 0``), both for the current history; cached."""
+        dt = self.dt
+        if self._basis_version != self.history.version:
+            # Per history version: G_0, G_1 and K(j dt) v_0 for j = 0..3, so that every
+            # stage offset is one small product with scalar coefficients.
+            g0, g1 = self._grid_sums()
+            basis = self._basis
+            basis[0], basis[1] = g0, g1
+            np.dot(self._k4, self.history.newest(), out=basis[2:].reshape(-1))
+            self._basis_version = self.history.version
+        a = s / dt
+        i = min(int(a), self.nk)  # K(s) interpolated between samples i and i + 1
+        if a > -1.0 and i <= 2:  # int() truncates: i = 0 for a round-off below 0
+            b = a - i
+            coef = self._coef
+            coef[:] = 0.0
+            coef[0], coef[1] = -dt * (1.0 - a), -dt * a
+            c = -(0.5 * s - 0.5 * dt)
+            coef[2 + i], coef[3 + i] = c * (1.0 - b), c * b
+            rest = coef @ self._basis
+        else:  # pragma: no cover - outside 0 <= s <= 2 dt (round-off at the grid ends)
+            g0, g1 = self._grid_sums()
+            rest = -(dt * ((1.0 - a) * g0 + a * g1)
+                     + (0.5 * s - 0.5 * dt) * (self.kernel_at(s) @ self.history.newest()))
+        k_v = -0.5 * s * self._k[0] if s > 0.0 else None
+        if len(self._stage) > 64:
+            self._stage.clear()
+        self._stage[s] = (rest, k_v)
+        return rest, k_v
 
     def commit(self, v: NDArray[np.float64]) -> None:
         """Record the velocity at a new grid time (called once the step is accepted)."""
@@ -162,6 +214,8 @@ class ConvolutionRadiation:
         """Restore from :meth:`get_state`."""
         self.history.set_state("radiation", state)
         self._cache_version = -1
+        self._stage_version = -1
+        self._basis_version = -1
 
 
 class ConstantRadiation:
@@ -322,6 +376,12 @@ class RadiationPart(Part):
 
     def derivative(self, ctx: Context) -> NDArray[np.float64]:
         return self.ss.derivative(ctx.y[self.state_slice], ctx.v)
+
+    def linear_states(self):
+        if self.ss is None:
+            return None
+        a, b, c = self.ss.dense()
+        return a, b, -c, -np.diag(self.ss.feedthrough)
 
     def linear_matrices(self):
         if isinstance(self.model, ConstantRadiation):

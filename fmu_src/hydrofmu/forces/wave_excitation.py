@@ -42,6 +42,7 @@ class WaveExcitation(Part):
     kind = "wave_excitation"
     channel = "F_excitation"
     feedthrough = True
+    forcing = True
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
