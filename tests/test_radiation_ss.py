@@ -73,22 +73,8 @@ def relative_rms(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.sqrt(np.mean((a - b) ** 2)) / np.sqrt(np.mean(b**2)))
 
 
-def _xfail(key: str, figure: str) -> Any:
-    return pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=figure))
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("key", [
-    _xfail("default_sphere", "measured: surge velocity 4.6 % relative RMS (heave 0.79 %, "
-           "pitch 0.76 %). Surge has no restoring force: after the impulse it keeps a "
-           "velocity set by M + A(0), and the passivity repair's high-pass D s/(s + a) "
-           "(a = 0.087 rad/s) adds D/a = 6.7 % of M + A_inf to the zero-frequency added "
-           "mass (A_ss(0.05 rad/s) is 4.7 % of M + A_inf above the data)"),
-    "bemio_sphere",
-    _xfail("capytaine_cylinder", "measured: surge velocity 2.8 % relative RMS (heave "
-           "0.24 %); same cause: the repair's D/a is 4.1 % of M + A_inf in surge "
-           "(a = 0.14 rad/s)"),
-])
+@pytest.mark.parametrize("key", list(BODIES))
 def test_decay_state_space_matches_convolution(key: str) -> None:
     """Free decay from heave 1 m, pitch 0.05 rad and a surge velocity of 0.3 m/s, 60 s."""
     params: dict[str, Any] = {"wave.type": "none", "body.initial_pose[3]": 1.0,

@@ -19,7 +19,7 @@ from .hydrodata.model import DOF_NAMES, HydroData
 BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
     "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
-    "added_mass", "added_mass_frame", "orientation",
+    "added_mass", "added_mass_frame", "orientation", "position",
 )
 
 
@@ -229,6 +229,8 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     }
     if added_mass_inf is not None:
         resolved["added_mass_inf"] = added_mass_inf.tolist()
+    if "position" in b:  # horizontal place of the data's origin (the excitation's phase)
+        resolved["position"] = _vector(b["position"], 2, f"body '{name}': position").tolist()
     return resolved, notes
 
 

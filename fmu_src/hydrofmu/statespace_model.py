@@ -155,16 +155,17 @@ class RadiationRealisation:
         return out
 
     def transfer(self, omega: ArrayLike) -> NDArray[np.complex128]:
-        """``K_ss(i w) = B_ss(w) + i w (A_ss(w) - A_inf)``, shape (nw, n, n)."""
+        """``K_ss(i w) = C (i w I - A)^-1 B + D = B_ss(w) + i w (A_ss(w) - A_inf)``, shape
+        (nw, n, n), the feed-through ``D`` included."""
         w = np.atleast_1d(np.asarray(omega, dtype=float))
         out = np.zeros((w.size, self.n, self.n), dtype=complex)
         for f in self.fits:
             out[:, f.row, f.col] += f.transfer(w)
-        return out
+        return out + np.diag(self.feedthrough)[None]
 
     def damping(self, omega: ArrayLike) -> NDArray[np.float64]:
-        """Realised ``B_ss(w) = Re K_ss(i w) + D``, shape (nw, n, n), N s/m ..."""
-        return self.transfer(omega).real + np.diag(self.feedthrough)[None]
+        """Realised ``B_ss(w) = Re K_ss(i w)`` (with ``D``), shape (nw, n, n), N s/m ..."""
+        return self.transfer(omega).real
 
     def added_mass(self, omega: ArrayLike, a_inf: ArrayLike) -> NDArray[np.float64]:
         """Realised ``A_ss(w) = A_inf + Im K_ss(i w) / w``, shape (nw, n, n), kg ..."""
@@ -257,9 +258,16 @@ def passivity(
 
 def passivity_correction(
     real: RadiationRealisation, scale: NDArray[np.float64], omega: NDArray[np.float64],
-    active: NDArray[np.bool_], tol: float, worst: tuple[int, int],
+    active: NDArray[np.bool_], tol: float, worst: tuple[int, int], *,
+    above: float | None = None,
 ) -> tuple[RadiationRealisation, float]:
     """Add ``K_c(s) = D s / (s + a)`` on the diagonal, ``D = delta diag(scale)``.
+
+    With ``above`` (rad/s, the data's last frequency), only the violations at and above
+    it are lifted, with the pole above the wave band at ``a = above``: the
+    low-frequency added mass it adds, ``D / a``, is then small (the in-band violations
+    are left to :func:`hydrofmu.statespace_passivity.enforce_passivity`). Without it
+    (the fallback), ``a`` is half the lowest violating frequency.
 
     ``Re K_c(iw) = D w^2 / (w^2 + a^2) >= 0`` (positive real, so passive by itself), ~0
     below ``a`` and ~``D`` above: it lifts the scaled eigenvalues by
@@ -273,13 +281,21 @@ def passivity_correction(
     lmin = ev[:, 0]
     bad = (lmin < 0.0) & (grid > 0.0)
     before = float(lmin.min())
-    # the significant violations (round-off-level ones near w = 0, where B_ss ~ -k w^2,
-    # cost only k a^2 and do not set a)
-    wv = float(grid[bad & (lmin < 0.1 * before)].min())
-    a = 0.5 * wv
+    if not bad.any():
+        return real, before
+    if above is not None:
+        bad &= grid >= above
+        wv = float(grid[bad].min()) if bad.any() else float(above)
+        a = float(above)
+    else:
+        # the significant violations (round-off-level ones near w = 0, where B_ss ~
+        # -k w^2, cost only k a^2 and do not set a)
+        wv = float(grid[bad & (lmin < 0.1 * before)].min())
+        a = 0.5 * wv
     # 2 % slack: the grid samples the eigenvalue curve; between its points the minimum
     # can be a little deeper (measured: 0.3 % of delta on a 10x finer grid)
-    delta = 1.02 * float(np.max(-lmin[bad] * (grid[bad] ** 2 + a * a) / grid[bad] ** 2))
+    delta = 1.02 * float(np.max(-lmin[bad] * (grid[bad] ** 2 + a * a) / grid[bad] ** 2,
+                                initial=0.0))
     delta += REPAIR_MARGIN
     in_band = delta * omega.max() ** 2 / (omega.max() ** 2 + a * a)
     if in_band > PASSIVITY_REPAIR_LIMIT:
@@ -300,7 +316,8 @@ def passivity_correction(
                              notes=("passivity correction",), kind="passivity"))
     out = RadiationRealisation(fits=fits, n=real.n, tolerance=real.tolerance,
                                max_order=real.max_order, asymmetry=real.asymmetry,
-                               feedthrough=np.where(active, delta * scale, 0.0),
+                               feedthrough=real.feedthrough
+                               + np.where(active, delta * scale, 0.0),
                                notes=[f"delta = {delta:.3g}, a = {a:.4g} rad/s, B(w) changed"
                                       f" by at most {in_band:.3g} of the largest damping "
                                       "on the data's range"])

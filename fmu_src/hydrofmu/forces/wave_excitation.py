@@ -21,14 +21,40 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import ConfigError
 from ..hydrodata.model import DOF_NAMES, HydroData
 from ..irf_checks import cutoff_fraction
 from ..kernels import excitation_irf
 from ..parameters import check_positive, irf_options
 from ..parts import Context, LinearSystem, ModelInfo, Part, Port, SinusoidalForcing
-from ..waves import IrregularWave, RegularWave
+from ..waves import IrregularWave, RegularWave, wave_number
 from .excitation import ExcitationFromComponents, ExcitationFromInput
 from .radiation import check_in_range
+
+
+def position_phase(hd: HydroData, position: Any, omega: NDArray[np.float64],
+                   direction: float) -> NDArray[np.complex128]:
+    """``exp(-i k(w) (x cos beta + y sin beta))`` at the frequencies ``omega`` (rad/s): the
+    factor that moves a body's excitation from its data's origin to ``position`` (x, y), m.
+
+    Every reader gives ``X(w, beta)`` with its phase relative to the incident wave at the
+    origin (0, 0) of the data's own horizontal frame: WAMIT (a multi-body run places each
+    body at XBODY, YBODY and phases every body on the global origin), BEMIO .h5 (the
+    origin of the BEM run it converts) and Capytaine (the mesh frame; a multi-body dataset
+    puts every body in one frame). A body moved by ``(x, y)`` meets the wave
+    ``k (x cos beta + y sin beta)`` later in phase (``eta = Re(a e^{i(w t - k x cos beta
+    - k y sin beta)})``, ``e^{+i w t}``), with the finite-depth wave number
+    (:func:`hydrofmu.waves.wave_number`, the data's water depth and g). Bodies of one
+    multi-body file are already placed by it: their ``position`` stays (0, 0).
+
+    The factor is applied at the wave's own component frequencies, after X is
+    interpolated: it turns by ``d dk/dw`` per rad/s (40 rad for 250 m at 8 s), far too
+    fast to be interpolated on the BEM frequencies.
+    """
+    x, y = (float(v) for v in position)
+    k = wave_number(omega, hd.water_depth, hd.g)
+    return np.exp(-1j * k * (x * math.cos(direction) + y * math.sin(direction)))
+
 
 #: A preview that leaves more than this L1 fraction of the excitation IRF cut off (on any
 #: excited DOF) is reported as a warning.
@@ -48,6 +74,7 @@ class WaveExcitation(Part):
         super().__init__(model=model)
         p = model.parameters
         self.bodies = model.bodies
+        self.positions = [tuple(b.get("position", (0.0, 0.0))) for b in model.config["bodies"]]
         self.names = model.names
         self.dt = model.dt
         self.wave_type = p["wave.type"]
@@ -109,6 +136,9 @@ class WaveExcitation(Part):
                     omega, hd.omega, x[:, i].imag
                 )
                 coef[:, 6 * k + i] = xi * c_eta
+            if any(self.positions[k]):
+                coef[:, 6 * k : 6 * k + 6] *= position_phase(
+                    hd, self.positions[k], omega, self.direction)[:, None]
         self.components = ExcitationFromComponents(omega, coef, c_eta)
         model.report.append(
             f"wave: {self.wave_type}, {omega.size} component(s), "
@@ -123,6 +153,14 @@ class WaveExcitation(Part):
             )
 
     def _build_input(self, model: ModelInfo) -> None:
+        moved = [self.names[k] for k, p in enumerate(self.positions) if any(p)]
+        if moved:
+            raise ConfigError(
+                f"wave.type = input with bodies away from the data's origin ({moved}: "
+                "position != [0, 0]) is not supported: the excitation IRF of a far body "
+                "is delayed by its distance over the group velocity, beyond the kernel; "
+                "use an internal wave (regular, irregular) or the data's own origin",
+                value=moved)
         duration = model.config["excitation"].get("irf_duration") or 30.0
         duration = check_positive("excitation.irf_duration", duration)
         dt = self.dt
