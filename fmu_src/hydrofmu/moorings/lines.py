@@ -65,6 +65,17 @@ class LineSystem(LineLayout):
         self._bab_full_i = (self._b_full / (self._a_full + self._b_full))[ii]
         self._inv_a_full_i = 1.0 / self._a_full[ii]
         self._has_seabed = math.isfinite(env.depth)
+        # free points: the line ends on them (incidence, shape (n_free, n_ends_on_free)),
+        # their submerged weight (N), drag factor (kg/m) and own mass with added mass (kg)
+        on_free = np.isin(self.end_points, self.free_points)
+        self._free_end_nodes = self.end_nodes[on_free]
+        self._free_inc = (self.end_points[on_free][None, :]
+                          == self.free_points[:, None]).astype(float)
+        fp = self.free_points
+        self._free_weight = env.g * (self.point_volume[fp] * env.rho - self.point_mass[fp])
+        self._free_drag = 0.5 * env.rho * self.point_cda[fp]
+        self._free_mass = self.point_mass[fp] + env.rho * self.point_volume[fp] * self.point_ca[fp]
+        self._eye3 = np.eye(3)
         # per body carrying points: coupled index (-1: fixed), file pose, points, body-frame
         # positions (m)
         self._zero6 = np.zeros(6)
@@ -237,9 +248,6 @@ class LineSystem(LineLayout):
         coupled_positions, coupled_velocities
             Coupled degrees of freedom, shape (n_coupled_dof,).
         """
-        if self.n_free:
-            return self.derivative_and_evaluate(x, coupled_positions, coupled_velocities,
-                                                points=False)[0]
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
@@ -257,7 +265,30 @@ class LineSystem(LineLayout):
             ai, bi = a[ii], b[ii]
             qf = np.einsum("ij,ij->i", qi, fi)
             np.divide(fi - (bi / (ai + bi) * qf)[:, None] * qi, ai[:, None], out=acc)
+        if self.n_free:
+            base, nf = 6 * ni, self.n_free
+            out[base:base + 3 * nf] = vp[self.free_points].ravel()
+            out[base + 3 * nf:base + 6 * nf] = self._free_acceleration(fnet, a, b, q, vp).ravel()
         return out
+
+    def _free_acceleration(self, fnet: Array, a: Array, b: Array, q: Array, vp: Array
+                           ) -> Array:
+        """Acceleration of the free points, m/s^2, shape (n_free, 3).
+
+        As :meth:`_point_forces` restricted to the free points, with the line ends summed
+        onto them by one product with their incidence matrix.
+        """
+        inc, ends = self._free_inc, self._free_end_nodes
+        f = inc @ fnet[ends]
+        f[:, 2] += self._free_weight
+        vf = vp[self.free_points]
+        speed = np.sqrt(np.einsum("ij,ij->i", vf, vf))
+        f -= (self._free_drag * self.drag_scale * speed)[:, None] * vf
+        qe = q[ends]
+        me = (b[ends, None, None] * qe[:, :, None] * qe[:, None, :]).reshape(-1, 9)
+        m = (inc @ me).reshape(-1, 3, 3)
+        m += (self._free_mass + inc @ a[ends])[:, None, None] * self._eye3
+        return np.linalg.solve(m, f[:, :, None])[:, :, 0]
 
     def derivative_and_evaluate(
         self, x: Array, coupled_positions: Array, coupled_velocities: Array, *,
