@@ -337,6 +337,8 @@ def test_cli_bem_writes_a_file_that_hydrofmu_reads(tmp_path: Path,
     )
     out = tmp_path / "body.nc"
     assert cli_main(["bem", str(toml), "-o", str(out), "--quiet"]) == 0
+    # The vertical cylinder on the z axis is solved with its rotation symmetry.
+    assert "symmetry axial (" in capsys.readouterr().out
     hd = read_hydro(out)
     assert hd.nw == 4 and hd.added_mass_inf_source == "file"
     # Cylinder r = 1 m, draught 1 m: V = pi m^3 up to the polygonal section (Capytaine's
