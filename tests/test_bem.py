@@ -337,6 +337,8 @@ def test_cli_bem_writes_a_file_that_hydrofmu_reads(tmp_path: Path,
     )
     out = tmp_path / "body.nc"
     assert cli_main(["bem", str(toml), "-o", str(out), "--quiet"]) == 0
+    # The vertical cylinder on the z axis is solved with its rotation symmetry.
+    assert "symmetry axial (" in capsys.readouterr().out
     hd = read_hydro(out)
     assert hd.nw == 4 and hd.added_mass_inf_source == "file"
     # Cylinder r = 1 m, draught 1 m: V = pi m^3 up to the polygonal section (Capytaine's
@@ -488,3 +490,14 @@ def test_sphere_mesh_puts_a_ring_on_the_waterline(z_c: float, meridian: int) -> 
     mesh = bem.make_mesh(coarse)
     # A ring of vertices on z = 0 (to round-off of r cos(theta) + z_c).
     assert np.sum(np.abs(mesh.vertices[:, 2]) < 1e-12) == 23
+
+
+def test_cylinder_mesh_puts_a_ring_on_the_waterline() -> None:
+    """r = 1 m, draught 1 m, panel_size 0.3 m: Capytaine takes 5 rows over the 2 m height
+    (waterline through the middle row); 6 put a ring on z = 0. At 0.25 m it takes 6."""
+    for size, resolution in ((0.3, (3, 16, 6)), (0.25, (3, 18, 6))):
+        spec = bem.parse_bem({"body": {"shape": "cylinder", "radius": 1.0, "draft": 1.0},
+                              "omega": [1.0], "panel_size": size})
+        assert bem.mesh.mesh_size(spec) == {"resolution": resolution}
+        mesh = bem.make_mesh(spec)
+        assert np.sum(np.abs(mesh.vertices[:, 2]) < 1e-12) == resolution[1]

@@ -14,18 +14,21 @@ from .spec import BEMSpec
 def mesh_size(spec: BEMSpec) -> dict[str, Any]:
     """Capytaine's size argument for ``spec``'s parametric shape.
 
-    ``body.resolution`` if given, else ``faces_max_radius = panel_size``, except for a
-    sphere, whose resolution is computed as Capytaine would (n = ceil(2 pi r / (sqrt(2)
+    ``body.resolution`` if given, else ``faces_max_radius = panel_size`` for a box. A
+    sphere's resolution is computed as Capytaine would (n = ceil(2 pi r / (sqrt(2)
     panel_size)) panels along a meridian and around a parallel, or 10 and 10) and then the
     number along the meridian raised to the nearest that puts a ring of vertices on the
     waterline, when one within 2 n does (any even number for a centre on the free
-    surface). A waterline that cuts a row of panels leaves thin panels along it: on the
-    WAMIT sphere at 3 rad/s, B33 is 0.06 % off WAMIT with 112 panels along the meridian
-    and 0.64 % with 111 or 113.
+    surface); a vertical cylinder's number of rows likewise (:func:`_cylinder_resolution`).
+    A waterline that cuts a row of panels leaves thin panels along it: on the WAMIT
+    sphere at 3 rad/s, B33 is 0.06 % off WAMIT with 112 panels along the meridian and
+    0.64 % with 111 or 113.
     """
     body = spec.body
     if "resolution" in body:
         return {"resolution": body["resolution"]}
+    if body["shape"] == "cylinder":
+        return _cylinder_resolution(spec)
     if body["shape"] != "sphere":
         return {"faces_max_radius": spec.panel_size}
     radius, z_c = body["radius"], body["center"][2]
@@ -37,12 +40,34 @@ def mesh_size(spec: BEMSpec) -> dict[str, Any]:
     if abs(z_c) < radius:
         # Vertices at theta_k = k pi / n_theta from the bottom pole; the waterline at
         # cos(theta) = z_c / r.
-        fraction = math.acos(z_c / radius) / math.pi
-        for m in range(n, 2 * n + 1):
-            if abs(fraction * m - round(fraction * m)) < 1e-9:
-                n_theta = m
-                break
+        n_theta = _ring_count(n, math.acos(z_c / radius) / math.pi)
     return {"resolution": (n_theta, n)}
+
+
+def _ring_count(n: int, fraction: float) -> int:
+    """The smallest m in [n, 2 n] with ``fraction * m`` an integer, else n."""
+    for m in range(n, 2 * n + 1):
+        if abs(fraction * m - round(fraction * m)) < 1e-9:
+            return m
+    return n
+
+
+def _cylinder_resolution(spec: BEMSpec) -> dict[str, Any]:
+    """A vertical cylinder's (nr, ntheta, nz) as Capytaine computes it from
+    ``faces_max_radius``, with nz raised to put a ring of vertices on the waterline (as
+    for the sphere, :func:`mesh_size`)."""
+    radius, length, z_c = spec.body["radius"], spec.body["height"], spec.body["center"][2]
+    h = spec.panel_size
+    nr, ntheta, nz = 2, 8, 10
+    dr, dtheta, dz = radius / nr, 2 * math.pi * radius / ntheta, length / nz
+    if max(math.hypot(dr, dtheta), math.hypot(dtheta, dz)) / 2.0 > h:
+        nr = math.ceil(radius / (math.sqrt(2.0) * h))
+        ntheta = 2 * math.ceil(math.pi * radius / (math.sqrt(2.0) * h))
+        nz = math.ceil(length / (math.sqrt(2.0) * h))
+    if abs(z_c) < length / 2.0:
+        # Rings at z_c - L/2 + k L / nz; the waterline at z = 0.
+        nz = _ring_count(nz, (length / 2.0 - z_c) / length)
+    return {"resolution": (nr, ntheta, nz)}
 
 
 def make_mesh(spec: BEMSpec) -> Any:

@@ -260,5 +260,6 @@ def bem_to_file(spec: BEMSpec, output: str | Path, *, progress: bool = False) ->
         f"{int(np.sum(np.isfinite(omega) & (omega > 0)))} finite frequencies"
         f"{' + omega = 0' if np.any(omega == 0) else ''}"
         f"{' + omega = inf' if np.any(np.isinf(omega)) else ''}, "
-        f"{len(spec.headings)} heading(s); {time.perf_counter() - start:.1f} s"
+        f"{len(spec.headings)} heading(s), symmetry {ds.attrs['bem_symmetry']}; "
+        f"{time.perf_counter() - start:.1f} s"
     )
