@@ -240,9 +240,13 @@ def realise_kernel(
             "the kernel times must be uniform, start at 0 s and hold at least 8 samples",
             value=tv[:3],
         )
+    was = active_pairs(kv)
     kv, dropped = drop_noise(kv)
     n = kv.shape[1]
     mask = active_pairs(kv)
+    # report only what the convolution keeps and the realisation leaves out
+    dropped = [entry_name(i, j) for i in range(n) for j in range(i, n)
+               if was[i, j] and not mask[i, j]]
     mask = mask | mask.T
     peak = np.max(np.abs(kv), axis=0)
     dscale = np.sqrt(np.outer(np.diag(peak), np.diag(peak)))

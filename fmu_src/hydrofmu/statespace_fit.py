@@ -347,7 +347,7 @@ REALISATION_NEGLIGIBLE: float = 1e-2
 
 def drop_noise(kernel: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[str]]:
     """The kernel (nt, n, n) with the entries below :data:`REALISATION_NEGLIGIBLE`
-    zeroed, and the names of the non-zero ones so left out."""
+    zeroed, and the names of the ones so left out that are not round-off (1e-6)."""
     peak = np.abs(kernel).max(axis=0)
     diag = np.diag(peak).copy()
     n = diag.size
