@@ -136,7 +136,7 @@ from .statespace_model import (
     passivity,
     worst_pair,
 )
-from .statespace_passivity import repair_passivity
+from .statespace_passivity import data_margin, repair_passivity
 
 __all__ = [
     "DEFAULT_MAX_ORDER",
@@ -270,7 +270,7 @@ def realise_kernel(
     active = np.diag(mask).copy() & (scale > 0.0)
 
     own_note = ""
-    own = _data_margin(bsym, scale, active)
+    own = data_margin(bsym, scale, active)
     if own < -tol:
         # the data itself is not passive beyond the identification's tolerance (RM3's
         # coupled surge-pitch block: -3.9 %): the realisation may be as little passive
@@ -345,17 +345,6 @@ def realise_kernel(
             raise HydroDataError(f"entry {entry_name(f.row, f.col)} is unstable",
                                  value=(f.row, f.col))
     return real
-
-
-def _data_margin(bsym: np.ndarray, scale: np.ndarray, active: np.ndarray) -> float:
-    """Smallest eigenvalue of the scaled BEM damping ``D^-1/2 B(w) D^-1/2`` (active DOFs)
-    over the data's frequencies."""
-    idx = np.flatnonzero(active)
-    if idx.size == 0:
-        return 0.0
-    s = 1.0 / np.sqrt(scale[idx])
-    b = bsym[:, idx][:, :, idx] * s[None, :, None] * s[None, None, :]
-    return float(np.linalg.eigvalsh(b).min())
 
 
 def realise_radiation(
