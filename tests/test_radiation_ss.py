@@ -116,7 +116,10 @@ def test_irregular_sea_state_space_matches_convolution(key: str) -> None:
     and time-invariant, so the relative RMS of their difference is a ratio of spectral
     integrals of the same sea state (|H_ss - H_conv|^2 S over |H_conv|^2 S), which 120 s
     (15 peak periods, 200 components) already estimates; a longer record only narrows
-    the estimate (the surge position, which would drift, is not compared)."""
+    the estimate (the surge position, which would drift, is not compared). The 30-min
+    record itself runs in ``docs/validation/ss_irregular_30min.py`` (about 10 min on
+    this machine); its table ``docs/validation/ss_irregular_30min.md`` measured at most
+    0.84 % (default sphere surge velocity), 0.075 % (BEMIO sphere), 0.37 % (cylinder)."""
     _t, out = both(key, {"wave.type": "irregular", "wave.height": 2.0, "wave.period": 8.0,
                          "wave.ramp_time": 20.0}, 120.0)
     col = columns(*model(key))
@@ -231,3 +234,59 @@ def test_failed_realisation_is_stored_for_other_methods_and_reported_when_chosen
     Simulator(bodies, cfg)  # the configured convolution is unaffected
     with pytest.raises(ConfigError, match="its realisation failed at build time"):
         Simulator(bodies, cfg, {"radiation.method": "state_space"})
+
+
+# ---------------------------------------------------------------- several bodies (RM3)
+RM3_DIR = Path(__file__).resolve().parents[1] / "examples" / "rm3"
+
+
+def _rm3(b2b: bool = True) -> tuple[list, dict]:
+    import tomllib
+
+    data = tomllib.loads((RM3_DIR / "rm3.toml").read_text(encoding="utf-8"))
+    # the coupled float-spar surge-pitch group needs 14 states for 0.5 %: the 1 % bound
+    # of the comparison is then not eaten by the realisation alone (measured with 1 %:
+    # spar heave 1.09 % in the decay)
+    data["radiation"].update(method="state_space", ss_max_order=20, ss_tolerance=0.005)
+    data["multibody"]["b2b"] = b2b
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # WAMIT's 4-digit data: asymmetry notes
+        return resolve(data, RM3_DIR)
+
+
+@pytest.mark.slow
+def test_rm3_state_space_with_cross_body_blocks_matches_convolution() -> None:
+    """RM3 (float and spar, coupled radiation, prismatic PTO joint, planar spar): the
+    realisation covers the 12 x 12 kernel with its float-spar blocks (one system, shared
+    poles per coupled group), and decay and regular-wave responses agree with the
+    convolution of the same kernel within 1 % RMS."""
+    bodies, cfg = _rm3()
+    entry = cfg["radiation"]["state_space"]
+    assert entry["bodies"] == [] and entry["coupled"]["n"] == 12
+    # the float-spar heave coupling is realised (the data's largest cross entry)
+    assert any(line.startswith("K[2,8] (heave <- body1.heave)") for line in entry["report"])
+    sim = Simulator(bodies, cfg)
+    a_inf = sim.part("radiation").added
+    assert abs(a_inf[2, 8]) > 1e4  # kg: the cross A_inf is on the left side too
+    names = Simulator.output_names(bodies, cfg)
+    for params, stop in (({"wave.type": "none", "float.initial_pose[3]": 0.5}, 60.0),
+                         ({"wave.ramp_time": 20.0}, 80.0)):  # regular H 2.5 m, T 8 s
+        out = {}
+        for method in ("state_space", "convolution"):
+            out[method] = run(Simulator(bodies, cfg, dict(params, **{
+                "radiation.method": method})), stop, 0.1)[1]
+        # the motions the scenarios excite (in the heave decay, surge and pitch move
+        # only through entries below 1 % of their scale, left out of the realisation)
+        keys = ["float.pose[3]", "spar.pose[3]", "pto.position"]
+        if "wave.ramp_time" in params:
+            keys += ["float.velocity[1]", "float.pose[5]", "spar.pose[5]"]
+        errors = {k: relative_rms(out["state_space"][:, names.index(k)],
+                                  out["convolution"][:, names.index(k)]) for k in keys}
+        assert max(errors.values()) < BOUND, (params, errors)
+
+
+def test_rm3_without_b2b_realises_each_body_alone() -> None:
+    _bodies, cfg = _rm3(b2b=False)
+    entry = cfg["radiation"]["state_space"]
+    assert "coupled" not in entry and len(entry["bodies"]) == 2
+    assert not any("body1" in line for line in entry["report"])

@@ -334,3 +334,37 @@ def test_runtime_class_refuses_bad_matrices():
         StateSpaceRadiation(**{**good, "off": [1.0]})
     with pytest.raises(HydroDataError, match="finite"):
         StateSpaceRadiation(**{**good, "c": [np.nan, 0.0]})
+
+
+def test_least_distance_step_of_the_passivity_repair() -> None:
+    """The LDP step (Lawson & Hanson via NNLS): min ||y|| s.t. G y >= h against closed
+    forms, and infeasibility reported."""
+    from hydrofmu.statespace_passivity import _least_distance
+
+    # y1 + y2 >= 2: the closest point of the half-plane is (1, 1)
+    np.testing.assert_allclose(_least_distance(np.array([[1.0, 1.0]]), np.array([2.0])),
+                               [1.0, 1.0], rtol=1e-12)
+    # two constraints, one inactive: y1 >= 3, y2 >= -5 -> (3, 0)
+    y = _least_distance(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([3.0, -5.0]))
+    np.testing.assert_allclose(y, [3.0, 0.0], rtol=1e-12, atol=1e-12)
+    # y1 >= 1 and -y1 >= 0 cannot both hold
+    assert _least_distance(np.array([[1.0], [-1.0]]), np.array([1.0, 0.0])) is None
+
+
+def test_repair_moves_residues_without_the_low_pole_high_pass() -> None:
+    """The default sphere's realisation is repaired by the high-pass above the band and
+    the residues (no low-pole term on surge): the zero-frequency added mass of surge stays
+    within 1 % of the body's M + A_inf of the kernel's own (the old repair added 6.7 %)."""
+    from hydrofmu.irf_checks import added_mass_from_irf
+
+    _, hd, real = _realised("default_sphere")
+    assert any("perturbing the residues" in n for n in real.notes)
+    poles = [-f.poles[0].real for f in real.fits if f.kind == "passivity" and f.row == SURGE]
+    assert poles and min(poles) >= 0.5 * hd.omega[-1] - 1e-12  # above the wave band
+    grid = default_irf_time(hd, np.pi / (4.0 * hd.omega[-1]))
+    w0 = hd.omega[:1]
+    a_kernel = added_mass_from_irf(radiation_irf(hd, grid.t), grid.t, hd.added_mass_inf, w0)
+    a_ss = real.added_mass(w0, hd.added_mass_inf)
+    m_total = hd.rho * hd.displaced_volume + hd.added_mass_inf[SURGE, SURGE]
+    # 1 %: what the surge decay tolerates (its velocity goes as 1 / (M + A(0)))
+    assert abs(a_ss[0, SURGE, SURGE] - a_kernel[0, SURGE, SURGE]) < 0.01 * m_total

@@ -240,14 +240,14 @@ def resolve(
     from .statespace_payload import add_realisation, check_settings
 
     check_settings(cfg)
-    if cfg["radiation"]["method"] == "state_space":
-        add_realisation(bodies, cfg)
     parsed = cfg["bodies"]
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
     cfg["coupling"] = _coupling(resolved_bodies,
                                 [_resolve_hydro_path(b["hydro"], base) for b in parsed],
                                 [b.get("hydro_body") for b in parsed], bodies, notes)
+    if cfg["radiation"]["method"] == "state_space":  # after the coupling: its blocks too
+        add_realisation(bodies, cfg)
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
     from .parameter_checks import check_allocations, check_parameters
     from .parameters import parameter_table

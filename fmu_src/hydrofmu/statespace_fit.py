@@ -334,3 +334,27 @@ def fit_group(
 # --------------------------------------------------------------------------------------
 
 
+#: Realising a kernel, entries whose peak is below this fraction of
+#: ``sqrt(peak_ii peak_jj)``, and DOFs whose own peak is below it times the largest of
+#: their kind (translations, rotations), are left out. The convolution's threshold
+#: (1e-6) keeps the rounding noise of 4-digit WAMIT data (RM3: the yaw of the
+#: axisymmetric bodies, 1e-3 of their pitch, couples to everything at 1e-2..1e-1 of its
+#: own tiny scale), which would chain every DOF into one group of unfittable entries.
+#: The physical couplings of RM3 are above 0.5; the largest entry left out is below
+#: 1e-2 of its scale, so the force it carries is within the realisation's tolerance.
+REALISATION_NEGLIGIBLE: float = 1e-2
+
+
+def drop_noise(kernel: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[str]]:
+    """The kernel (nt, n, n) with the entries below :data:`REALISATION_NEGLIGIBLE`
+    zeroed, and the names of the ones so left out that are not round-off (1e-6)."""
+    peak = np.abs(kernel).max(axis=0)
+    diag = np.diag(peak).copy()
+    n = diag.size
+    live = np.zeros(n, dtype=bool)
+    for kind in (np.arange(n) % 6 < 3, np.arange(n) % 6 >= 3):
+        live[kind] = diag[kind] >= REALISATION_NEGLIGIBLE * diag[kind].max()
+    keep = (peak >= REALISATION_NEGLIGIBLE * np.sqrt(np.outer(diag, diag))) & np.outer(live, live)
+    dropped = [entry_name(i, j) for i in range(n) for j in range(i, n)
+               if not keep[i, j] and peak[i, j] > 1e-6 * math.sqrt(diag[i] * diag[j])]
+    return np.where(keep[None], kernel, 0.0), dropped

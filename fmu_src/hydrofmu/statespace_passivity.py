@@ -305,3 +305,15 @@ def _low_frequency_mass_change(new: RadiationRealisation, old: RadiationRealisat
     a_old = np.diag(old.transfer(w0)[0].imag) / w0[0]
     live = np.abs(a_old) > 0.0
     return float(np.max(np.abs(a_new - a_old)[live] / np.abs(a_old[live]), initial=0.0))
+
+
+def data_margin(bsym: NDArray[np.float64], scale: NDArray[np.float64],
+                active: NDArray[np.bool_]) -> float:
+    """Smallest eigenvalue of the scaled BEM damping ``D^-1/2 B(w) D^-1/2`` (active DOFs)
+    over the data's frequencies."""
+    idx = np.flatnonzero(active)
+    if idx.size == 0:
+        return 0.0
+    s = 1.0 / np.sqrt(scale[idx])
+    b = bsym[:, idx][:, :, idx] * s[None, :, None] * s[None, None, :]
+    return float(np.linalg.eigvalsh(b).min())

@@ -13,8 +13,11 @@ floats at ``repr`` precision, so the FMU evaluates exactly the realisation made 
      "report": ["<body>: state-space radiation: ...", ...],
      "error": null}
 
-Each body is realised on its own 6 x 6 block, as the convolution uses the per-body blocks
-of the kernel (bodies couple through the wave field of their own BEM run only).
+Each body is realised on its own 6 x 6 block, unless bodies of one multi-body file couple
+(``config["coupling"]`` with ``[multibody] b2b = true``): then the full 6N x 6N kernel,
+cross-body blocks included, is realised at once (:func:`realise_coupled`) and stored as
+``"coupled"`` (the arrays of one :class:`StateSpaceRadiation` on all 6N DOFs) with
+``"bodies": []``.
 :func:`hydrofmu.export.build_fmu` calls it for every FMU, so that ``radiation.method =
 state_space`` can be chosen at run time; when the method is not ``state_space`` a failed
 realisation is kept as ``error`` (and reported if the method is chosen later) instead of
@@ -25,17 +28,22 @@ Not a run-time module: the FMU only reads the stored arrays (``forces/radiation_
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from .errors import ConfigError, HydroDataError
 from .hydrodata.model import HydroData
+from .irf_duration import default_irf_time
+from .kernels import radiation_irf, radiation_irf_from_arrays
 from .parameters import irf_options
 from .statespace import (
     DEFAULT_MAX_ORDER,
     DEFAULT_TOLERANCE,
+    RadiationRealisation,
     _check_settings,
+    realise_kernel,
     realise_radiation,
 )
 
@@ -76,6 +84,17 @@ def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
     tol, order = _settings(config)
     opts = irf_options(config, "radiation")
     names = names or [hd.name for hd in bodies]
+    blocks = coupling_arrays(config)
+    if blocks:
+        try:
+            real = realise_coupled(bodies, blocks, tolerance=tol, max_order=order, **opts)
+        except (ConfigError, HydroDataError) as exc:
+            raise type(exc)(f"bodies {names}: radiation.method = state_space: {exc}",
+                            value=exc.value) from None
+        arrays = {k: (v.tolist() if isinstance(v, np.ndarray) else v)
+                  for k, v in real.runtime_arrays().items()}
+        return {"tolerance": float(tol), "max_order": int(order), "bodies": [],
+                "coupled": arrays, "report": real.report().splitlines(), "error": None}
     arrays: list[dict[str, Any]] = []
     report: list[str] = []
     for name, hd in zip(names, bodies, strict=True):
@@ -89,6 +108,58 @@ def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
         report += [f"{name}: {line}" for line in real.report().splitlines()]
     return {"tolerance": float(tol), "max_order": int(order), "bodies": arrays,
             "report": report, "error": None}
+
+
+def coupling_arrays(config: dict[str, Any]) -> list[tuple[int, int, dict[str, Any]]]:
+    """The body-to-body blocks ``(k, j, {"radiation_damping": (nw, 6, 6)})`` of
+    ``config["coupling"]`` that the model uses (none when ``[multibody] b2b = false``)."""
+    if not bool(config.get("multibody", {}).get("b2b", True)):
+        return []
+    return [(int(c["bodies"][0]), int(c["bodies"][1]),
+             {"radiation_damping": np.asarray(c["radiation_damping"], dtype=float)})
+            for c in config.get("coupling") or []]
+
+
+def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[str, Any]]],
+                    *, tolerance: float, max_order: int, omega_max: float | None = None,
+                    taper: float = 0.0) -> RadiationRealisation:
+    """Realise the full 6N x 6N kernel of coupled bodies (one BEM run: one frequency set).
+
+    The diagonal blocks are the bodies' own kernels, the off-diagonal ones
+    ``2/pi int B_kj(w) cos(w t) dw`` of the coupling data (the convolution's kernel,
+    :func:`hydrofmu.forces.radiation.RadiationPart`, same ``omega_max`` and taper), on
+    one time grid: the longest of the bodies' own (:func:`default_irf_time`).
+    :func:`hydrofmu.statespace.realise_kernel` then groups the DOFs linked by
+    non-negligible entries across bodies (e.g. the heaves of a float and its spar) and
+    gives each group common poles, as for one body.
+    """
+    w = np.asarray(bodies[0].omega, dtype=float)
+    for hd in bodies[1:]:
+        if not np.array_equal(hd.omega, w):
+            raise HydroDataError(
+                f"coupled bodies '{bodies[0].name}' and '{hd.name}' have different "
+                "frequencies; coupled data comes from one BEM run", value=hd.name)
+    wc = float(w[-1]) if omega_max is None else min(float(omega_max), float(w[-1]))
+    dl = math.pi / (4.0 * wc)
+    grids = [default_irf_time(hd, dl, None, omega_max=omega_max, taper=taper)
+             for hd in bodies]
+    t = max(grids, key=lambda g: g.t.size).t
+    n = 6 * len(bodies)
+    kernel = np.zeros((t.size, n, n))
+    damping = np.zeros((w.size, n, n))
+    for k, hd in enumerate(bodies):
+        sl = slice(6 * k, 6 * k + 6)
+        kernel[:, sl, sl] = radiation_irf(hd, t, omega_max=omega_max, taper=taper)
+        damping[:, sl, sl] = hd.radiation_damping
+    for k, j, arr in blocks:
+        rows, cols = slice(6 * k, 6 * k + 6), slice(6 * j, 6 * j + 6)
+        kernel[:, rows, cols] = radiation_irf_from_arrays(
+            w, arr["radiation_damping"], t, omega_max=omega_max, taper=taper)
+        damping[:, rows, cols] = arr["radiation_damping"]
+    return realise_kernel(kernel, t, omega=w, damping=damping, tolerance=tolerance,
+                          max_order=max_order)
+
+
 
 
 def add_realisation(bodies: list[HydroData], config: dict[str, Any], *,

@@ -310,6 +310,8 @@ class RadiationPart(Part):
             for k, hd in enumerate(model.bodies):
                 sl = slice(6 * k, 6 * k + 6)
                 added[sl, sl] = hd.added_mass_inf
+            for k, j, blocks in coupling_blocks(model):  # realised with the kernel's too
+                added[6 * k:6 * k + 6, 6 * j:6 * j + 6] = blocks["added_mass_inf"]
             entry = model.config["radiation"]["state_space"]
             model.report.append(
                 f"radiation: state space, {self.n_states} states (tolerance "

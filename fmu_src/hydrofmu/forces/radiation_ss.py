@@ -187,7 +187,8 @@ def stored_realisation(entry: Any, names: list[str]) -> StateSpaceRadiation:
     """The run-time model of every body from ``config["radiation"]["state_space"]``.
 
     Body ``k``'s realisation (6 DOFs) acts on the stacked DOFs ``6k..6k+5``; the bodies'
-    states follow each other (block-diagonal system).
+    states follow each other (block-diagonal system). A ``"coupled"`` entry (bodies
+    coupled by cross-body kernel blocks) is one system on all 6N DOFs.
 
     Raises
     ------
@@ -206,6 +207,17 @@ def stored_realisation(entry: Any, names: list[str]) -> StateSpaceRadiation:
         raise ConfigError(f"radiation.method = 'state_space' is not available in this model:"
                           f" its realisation failed at build time: {entry['error']}",
                           value="state_space")
+    coupled = entry.get("coupled")
+    if isinstance(coupled, dict):  # bodies coupled through their cross-body blocks
+        try:
+            whole = StateSpaceRadiation(**coupled)
+        except (TypeError, HydroDataError) as exc:
+            raise ConfigError(f"the stored coupled state-space realisation is malformed "
+                              f"({exc}); {how}", value=names) from None
+        if whole.n != 6 * len(names):
+            raise ConfigError(f"the stored coupled state-space realisation has {whole.n} "
+                              f"DOFs, the model {6 * len(names)}; {how}", value=whole.n)
+        return whole
     blocks = entry.get("bodies") or []
     if len(blocks) != len(names):
         raise ConfigError(f"the stored state-space realisation has {len(blocks)} bodies, the "
