@@ -13,7 +13,9 @@ Calls the wrapper answers itself and never routes to Python (so not in the table
 ``fmi2SerializedFMUstateSize``, ``fmi2SerializeFMUstate`` and ``fmi2DeSerializeFMUstate``
 (these call static methods of the class, with no instance), the input and directional
 derivatives (unsupported). ``fmi2Reset`` makes the wrapper construct a new Python instance,
-which starts in :data:`INSTANTIATED`.
+which starts in :data:`INSTANTIATED`. hydrofmu's shim in front of the Linux binary answers a
+second ``fmi2FreeInstance`` (and any call on a freed instance) itself, and returns
+``fmi2Error`` for a call refused here (:mod:`hydrofmu.fmi_log`).
 
 Deviation on purpose: a step that is refused before any work (bad time arguments, the work
 limit, a non-finite input, a step whose integration failed and was rolled back) leaves the
