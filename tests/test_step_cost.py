@@ -257,3 +257,21 @@ def test_linear_form_evaluations_per_step_are_constant() -> None:
     # 2 internal steps per 0.1 s, 3 distinct stage times each (t, t + h/2, t + h)
     assert counts == [400 * 2 * 3] * 5
     assert sim.y.size == size
+
+
+def test_a_large_jacobian_is_applied_from_its_nonzeros() -> None:
+    """Above DENSE_LIMIT entries J y is summed from the nonzeros: the same as the dense
+    product to round-off (sums of <= 40 products, 1e-16 each: 1e-13 of the largest)."""
+    from hydrofmu.rhs import DENSE_LIMIT, LinearForm
+
+    rng = np.random.default_rng(2)
+    ny = 120
+    assert ny * ny > DENSE_LIMIT
+    jac = rng.normal(size=(ny, ny)) * (rng.random((ny, ny)) < 0.3)
+    form = LinearForm(jacobian=jac, acc_map=np.eye(3, 6), f0=np.zeros(6), forcing=(), nr=3)
+    y = rng.normal(size=ny)
+    ref = jac @ y
+    np.testing.assert_allclose(form.apply(y), ref, rtol=0, atol=1e-13 * np.max(np.abs(ref)))
+    small = LinearForm(jacobian=jac[:60, :60], acc_map=np.eye(3, 6), f0=np.zeros(6),
+                       forcing=(), nr=3)
+    np.testing.assert_array_equal(small.apply(y[:60]), jac[:60, :60] @ y[:60])

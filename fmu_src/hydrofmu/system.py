@@ -264,7 +264,8 @@ class Simulator(Tunable, ModelInterface):
 
     def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]) -> RHS:
         """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (rhs.py): the assembled
-        linear form when every part is linear, else the sum over the parts."""
+        linear form (plus the stateless parts that are not linear) unless a part with
+        states is not linear or a local-time-step scheme runs; else the sum over the parts."""
         t_grid = self.grid_time
         lag = (self.added_lagged @ self._acc_prev) if self.lagged else None
         ctx = self._ctx
