@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from hydrofmu.config import default_config, default_config_data, resolve
-from hydrofmu.rhs import part_sum_rhs
+from hydrofmu.rhs import part_sum_rhs, state_matrices
 from hydrofmu.statespace_payload import add_realisation
 from hydrofmu.system import Simulator
 
@@ -118,13 +118,13 @@ def test_linear_form_equals_the_part_sum(name: str) -> None:
 
 
 def test_a_part_with_nonlinear_states_keeps_the_part_sum() -> None:
-    """MoorDyn lines (node states, no linear_states): the general right-hand side."""
+    """MoorDyn lines (node states, not linear): the general right-hand side."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         data = tomllib.loads((ROOT / "examples" / "moored_body.toml").read_text("utf-8"))
         bodies, cfg = resolve(data, ROOT / "examples")
     sim = Simulator(bodies, cfg)
-    assert any(p.n_states and p.linear_states() is None for p in sim.parts)
+    assert any(p.n_states and state_matrices(p, sim.n) is None for p in sim.parts)
     assert sim._linear is None
 
 

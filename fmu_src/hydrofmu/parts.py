@@ -291,14 +291,6 @@ class Part:
         return (f"part '{self.kind}' does not declare a linear form (Part.linear_system): "
                 "its force is taken as nonlinear")
 
-    def linear_states(
-        self,
-    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64],
-               NDArray[np.float64]] | None:
-        """``(A, B, F_x, F_v)`` if the part's states and force are exactly ``x' = A x + B v``
-        and ``F = F_x x + F_v v`` (dense: (ns, ns), (ns, n), (n, ns), (n, n)), else ``None``."""
-        return None
-
     def set_parameter(self, name: str, value: Any) -> bool:
         """Take the new value of a ``tunable`` parameter between steps.
 

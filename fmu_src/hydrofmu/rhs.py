@@ -5,7 +5,8 @@ The state is ``y = [q_r, v_r, x_1, x_2...]`` (reduced coordinates ``q = T q_r``,
 stateful part's states). The general form (:func:`part_sum_rhs`) asks each part for its
 force and derivative at every stage. When every active part is linear (its force is
 ``f0 - K q - C v``, :meth:`~hydrofmu.parts.Part.linear_matrices`; or its states and force
-are ``x' = A x + B v``, ``F = F_x x + F_v v``, :meth:`~hydrofmu.parts.Part.linear_states`)
+are ``x' = A x + B v``, ``F = F_x x + F_v v``, :func:`state_matrices` from
+:meth:`~hydrofmu.parts.Part.linear_system`)
 or a pure forcing (:attr:`~hydrofmu.parts.Part.forcing`: its force depends on time, the
 inputs and its memory only), the same right-hand side is
 
@@ -28,6 +29,26 @@ from numpy.typing import NDArray
 from .parts import Context, Part
 
 RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
+
+
+def state_matrices(part: Part, n: int) -> tuple[NDArray[np.float64], ...] | None:
+    """``(A, B, F_x, F_v)`` of a part with states whose :meth:`~hydrofmu.parts.Part.linear_system`
+    is exactly ``x' = A x + B v``, ``F = F_x x + F_v v``: shapes (ns, ns), (ns, n), (n, ns),
+    (n, n) for ``n`` body DOFs. ``None`` when the part is not linear, or when its form also
+    has q, input or constant terms (such a part stays with the part sum)."""
+    lin = part.linear_system()
+    if lin is None:
+        return None
+    for extra in (lin.f0, lin.force_q, lin.force_u, lin.state_q, lin.state_u):
+        if extra is not None and np.any(extra):
+            return None
+    ns = part.n_states
+
+    def dense(m: NDArray[np.float64] | None, shape: tuple[int, int]) -> NDArray[np.float64]:
+        return np.zeros(shape) if m is None else np.asarray(m, dtype=float).reshape(shape)
+
+    return (dense(lin.state_x, (ns, ns)), dense(lin.state_v, (ns, n)),
+            dense(lin.force_x, (n, ns)), dense(lin.force_v, (n, n)))
 
 #: Largest ``J`` (entries) multiplied as a dense matrix. OpenBLAS runs a mat-vec of more
 #: than 2304 x 4 = 9216 entries on several threads, whose spinning between the many small
@@ -166,10 +187,10 @@ class LinearForm:
                 forcing.append(part.force)
                 continue
             if part.n_states:
-                lin = part.linear_states()
+                lin = state_matrices(part, n)
                 if lin is None:
                     return None
-                a, b, fx, fv = (np.asarray(m, dtype=float) for m in lin)
+                a, b, fx, fv = lin
                 sl = part.state_slice
                 jac[sl, sl] = a
                 jac[sl, nr : 2 * nr] = b @ basis

@@ -181,12 +181,6 @@ class RadiationPart(Part):
     def derivative(self, ctx: Context) -> NDArray[np.float64]:
         return self.ss.derivative(ctx.y[self.state_slice], ctx.v)
 
-    def linear_states(self):
-        if self.ss is None:
-            return None
-        a, b, c = self.ss.dense()
-        return a, b, -c, -np.diag(self.ss.feedthrough)
-
     def linear_matrices(self):
         if isinstance(self.model, ConstantRadiation):
             d = self.model.damping
