@@ -31,6 +31,7 @@ RUNTIME_MODULES: list[str] = [
     "irf_duration.py",
     "irf_checks.py",
     "waves.py",
+    "wave_kinematics.py",
     "spectra.py",
     "bodies.py",
     "forces/*.py",
