@@ -97,12 +97,19 @@ def output_table(bodies: list[HydroData], config: dict[str, Any],
 def body_outputs(
     q: NDArray[np.float64], v: NDArray[np.float64], acc: NDArray[np.float64],
     f_am: NDArray[np.float64], f_c: NDArray[np.float64],
-    channels: dict[str, NDArray[np.float64]], order: Sequence[str],
-) -> NDArray[np.float64]:
-    """The body outputs in table order, shape (n_bodies * 6 * n_quantities,)."""
-    rows = [q, v, acc, f_am, *(channels[c] for c in order), f_c]
-    stacked = np.stack([r.reshape(-1, 6) for r in rows], axis=1)  # (bodies, quantity, 6)
-    return stacked.reshape(-1)
+    channels: NDArray[np.float64], out: NDArray[np.float64],
+) -> None:
+    """Write the body outputs in table order into ``out[:n_bodies * 6 * n_quantities]``.
+
+    ``channels`` holds the force channels in table order, shape (n_channels, n); the
+    quantities are q, v, q'', the added-mass force, the channels, the constraint force.
+    """
+    nb = q.size // 6
+    rows = out[: nb * 6 * (5 + channels.shape[0])].reshape(nb, -1, 6)  # (bodies, quantity, 6)
+    for i, r in enumerate((q, v, acc, f_am)):
+        rows[:, i] = r.reshape(nb, 6)
+    rows[:, 4:-1] = channels.reshape(-1, nb, 6).transpose(1, 0, 2)
+    rows[:, -1] = f_c.reshape(nb, 6)
 
 
 def added_mass_split(added: NDArray[np.float64], method: str,

@@ -363,7 +363,7 @@ class Simulator(Tunable, ModelInterface):
         if not np.all(np.isfinite(self.u)):
             return  # keep the last good outputs; step() reports the bad input
         ctx = self._context(self.time, self.y, self.time - self.grid_time)
-        channels = {c: np.zeros(self.n) for c in self.table.channels}
+        channels = np.zeros((len(self.table.channels), self.n))
         total = np.zeros(self.n)
         for part in self.parts:
             f = part.force(ctx)
@@ -371,7 +371,7 @@ class Simulator(Tunable, ModelInterface):
                 continue
             total += f
             if part.channel is not None:
-                channels[part.channel] += f
+                channels[self.table.channels.index(part.channel)] += f
         if self.lagged:
             total -= self.added_lagged @ self._acc_prev
         acc = self.constraints.basis @ (self._acc_map @ total)
@@ -382,9 +382,13 @@ class Simulator(Tunable, ModelInterface):
         f_c = self.constraints.reaction(self.lhs @ acc - total)
         if self._multiplier_map is not None:
             ctx.multipliers = self._multiplier_map @ f_c
-        values = body_outputs(ctx.q, ctx.v, acc, f_am, f_c, channels, self.table.channels)
-        extra = [part.outputs(ctx) for part in self.parts]
-        out = np.concatenate([values, *extra])
+        out = np.empty(self._out.size)
+        body_outputs(ctx.q, ctx.v, acc, f_am, f_c, channels, out)
+        i = self.n * (5 + channels.shape[0])
+        for part in self.parts:
+            extra = part.outputs(ctx)
+            out[i : i + extra.size] = extra
+            i += extra.size
         if np.all(np.isfinite(out)):
             self._out = out
             self._dirty = False

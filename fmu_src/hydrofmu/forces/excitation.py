@@ -41,15 +41,31 @@ class ExcitationFromComponents:
         self.omega = np.asarray(omega, dtype=float)
         self.coefficients = np.asarray(coefficients, dtype=complex)
         self.elevation_coefficients = np.asarray(elevation_coefficients, dtype=complex)
+        # Force and elevation from one real product, Re(e^{i w t} X) = cos(w t) Re X -
+        # sin(w t) Im X: rows [cos; sin], columns [force DOFs..., elevation], (2 nc, n + 1).
+        both = np.column_stack([self.coefficients.reshape(self.omega.size, -1),
+                                self.elevation_coefficients])
+        self._stacked = np.ascontiguousarray(np.concatenate([both.real, -both.imag]))
+        self._n = self._stacked.shape[1] - 1
+        self._t: float | None = None
+        self._value = np.zeros(self._n + 1)
+
+    def _at(self, t: float) -> NDArray[np.float64]:
+        # Force and elevation are asked for at the same times (stages, outputs): one
+        # evaluation per time.
+        if t != self._t:
+            phase = self.omega * t
+            self._value = np.concatenate([np.cos(phase), np.sin(phase)]) @ self._stacked
+            self._t = t
+        return self._value
 
     def force(self, t: float) -> NDArray[np.float64]:
         """Unramped excitation force at time ``t`` (s since the wave's origin), shape (n,)."""
-        e = np.exp(1j * self.omega * t)
-        return (e @ self.coefficients).real
+        return self._at(t)[: self._n].copy()
 
     def elevation(self, t: float) -> float:
         """Unramped elevation at the reference point, m."""
-        return float((np.exp(1j * self.omega * t) @ self.elevation_coefficients).real)
+        return float(self._at(t)[self._n])
 
 
 class ExcitationFromInput:
