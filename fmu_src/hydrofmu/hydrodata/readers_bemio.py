@@ -29,7 +29,7 @@ from ..errors import HydroDataError
 from .checks import HydroDataWarning, check_hydrodata
 from .model import HydroData
 from .multibody import MultiBodyData
-from .readers import (
+from .reader_tools import (
     check_file,
     drop_failed_frequencies,
     estimate_added_mass_inf,

@@ -42,7 +42,7 @@ from .capytaine_dataset import (
 from .checks import HydroDataWarning, check_hydrodata
 from .model import HydroData
 from .multibody import MultiBodyData
-from .readers import (
+from .reader_tools import (
     UnsupportedFormatError,
     check_file,
     drop_failed_frequencies,

@@ -49,7 +49,7 @@ from ..errors import HydroDataError
 from .checks import check_hydrodata
 from .model import HydroData
 from .multibody import MultiBodyData
-from .readers import UnsupportedFormatError, check_file, select_body
+from .reader_tools import UnsupportedFormatError, check_file, select_body
 from .wamit_text import _Body, _Parser, _Period
 
 __all__ = ["DEFAULT_RHO", "WAMIT_SYMMETRY_RTOL", "read_wamit", "read_wamit_bodies"]
@@ -250,7 +250,7 @@ def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: f
         a_inf = matrix(zero[0], zero[0].a, "infinite-frequency added mass")
         a_inf_source = "file"
     else:
-        from .readers import estimate_added_mass_inf
+        from .reader_tools import estimate_added_mass_inf
 
         a_inf, note = estimate_added_mass_inf(omega, a, b)
         a_inf_source = "extrapolated"
