@@ -46,7 +46,7 @@ from fmpy.fmi2 import FMU2Slave
 from hydrofmu.config import default_config, default_config_data, load_config, resolve
 from hydrofmu.export import build_fmu
 from hydrofmu.fmi_slave import guard_interpreter_exit
-from hydrofmu.parameters import parameter_table
+from hydrofmu.layout import parameter_table
 from hydrofmu.statespace_payload import add_realisation
 from hydrofmu.system import Simulator
 from hydrofmu.timeschemes import scheme_names

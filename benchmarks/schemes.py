@@ -29,7 +29,7 @@ from run import Driver, best_per_step, build_trivial
 
 from hydrofmu.config import default_config
 from hydrofmu.export import build_fmu
-from hydrofmu.parameters import parameter_table
+from hydrofmu.layout import parameter_table
 from hydrofmu.system import Simulator
 
 NAMES = ["euler", "heun", "rk2heun", "rk2", "rk3", "rk4", "ab2", "ab3", "ab4", "ab5",

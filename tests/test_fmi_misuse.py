@@ -279,8 +279,8 @@ inst.close()
 def test_memory_estimate_refuses_before_allocating() -> None:
     """The cross-check of components x DOFs against the memory limit (the range check
     catches 1e9 first; many bodies reach the estimate's limit within the range)."""
+    from hydrofmu.layout import parameter_table
     from hydrofmu.parameter_checks import parameter_problems
-    from hydrofmu.parameters import parameter_table
 
     bodies, config = default_config(wave={"type": "irregular"})
     table = parameter_table(bodies, config)

@@ -18,7 +18,8 @@ from numpy.typing import NDArray
 from hydrofmu.config import default_config_data, resolve
 from hydrofmu.errors import ConfigError
 from hydrofmu.forces.catalog import BODY_PARTS
-from hydrofmu.parameters import ParameterSpec, check_positive, parameter_table
+from hydrofmu.layout import parameter_table
+from hydrofmu.parameters import ParameterSpec, check_positive
 from hydrofmu.parts import PARTS, Context, ModelInfo, Part, Port, register_part
 from hydrofmu.system import Simulator
 from physics_helpers import run

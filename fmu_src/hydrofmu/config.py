@@ -249,8 +249,8 @@ def resolve(
     if cfg["radiation"]["method"] == "state_space":  # after the coupling: its blocks too
         add_realisation(bodies, cfg)
     # Validate the FMU-parameter defaults now rather than at FMU instantiation.
+    from .layout import parameter_table
     from .parameter_checks import check_allocations, check_parameters
-    from .parameters import parameter_table
     from .system import Simulator
 
     # The checks of fmi2ExitInitializationMode: the sizes before the simulator allocates

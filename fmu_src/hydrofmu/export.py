@@ -325,8 +325,8 @@ def build_fmu(
 
 def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any]) -> None:
     """The checks of fmi2ExitInitializationMode, on the configuration's values."""
+    from .layout import parameter_table
     from .parameter_checks import check_parameters
-    from .parameters import parameter_table
 
     table = parameter_table(list(bodies), config)
     check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))

@@ -58,8 +58,8 @@ from .fmi_state import FmiStateHooks
 from .fmi_variables import DIMENSIONLESS, FmiVariables
 from .fmi_workarounds import guard_interpreter_exit
 from .hydrodata.store import load_model
+from .layout import parameter_table
 from .parameter_checks import check_allocations, check_parameters
-from .parameters import parameter_table
 from .state_schema import model_identity
 from .system import Simulator
 from .work_limits import internal_steps, step_refusal

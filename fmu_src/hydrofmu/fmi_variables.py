@@ -3,7 +3,7 @@
 This module is run time (bundled in the FMU): standard library and pythonfmu only.
 
 The Real variables come first (parameters, inputs, outputs, in the order of
-:func:`~hydrofmu.parameters.parameter_table`, ``Simulator.input_names`` and
+:func:`~hydrofmu.layout.parameter_table`, ``Simulator.input_names`` and
 ``Simulator.output_names``), then the Integer parameters, then the String parameters.
 Their values live in flat Python lists indexed by value reference rather than one
 attribute per scalar (:mod:`hydrofmu.fmi_access` reads and writes them).

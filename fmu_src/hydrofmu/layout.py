@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 from .errors import ConfigError, HydroDataError
 from .forces.catalog import BODY_CHANNELS, configured_parts
 from .hydrodata.model import HydroData
-from .parameters import body_names
-from .parts import FORCE_UNITS, Part, Port
+from .parameters import ParameterSpec, body_names, model_parameter_specs
+from .parts import ALL_INPUTS, FORCE_UNITS, Part, Port
 
 #: A part given to the simulator: its class, or ``(class, options)``.
 PartSpec = type[Part] | tuple[type[Part], dict[str, Any]]
@@ -53,6 +53,17 @@ def part_specs(config: dict[str, Any],
     for e in extra:
         out.append(e if isinstance(e, tuple) else (e, {}))
     return out
+
+
+def parameter_table(bodies: list[HydroData], config: dict[str, Any],
+                    parts: Sequence[PartSpec] = ()) -> list[ParameterSpec]:
+    """The FMU parameters of a model: the model's own (:func:`~hydrofmu.parameters.
+    model_parameter_specs`), then every configured part's and every extra part's
+    :meth:`~hydrofmu.parts.Part.parameter_specs`, with defaults from the configuration."""
+    table = model_parameter_specs(bodies, config)
+    for cls, options in part_specs(config, parts):
+        table.extend(cls.parameter_specs(bodies, config, options))
+    return table
 
 
 def output_table(bodies: list[HydroData], config: dict[str, Any],
@@ -86,7 +97,8 @@ def output_table(bodies: list[HydroData], config: dict[str, Any],
             deps = all_inputs if q in _SOLVED else tuple(direct.get(q, ()))
             outputs.extend(Port(f"{b}.{q}[{i + 1}]", units[i // 3], deps) for i in range(6))
     for cls, options in specs:
-        outputs.extend(cls.output_ports(bodies, config, options))
+        outputs.extend(p if p.feedthrough != ALL_INPUTS else Port(p.name, p.unit, all_inputs)
+                       for p in cls.output_ports(bodies, config, options))
     names = [p.name for p in [*inputs, *outputs]]
     if len(set(names)) != len(names):
         dup = sorted({x for x in names if names.count(x) > 1})

@@ -121,9 +121,10 @@ def _gamma(name: str, value: Any) -> float:
     return v
 
 
-def parameter_table(bodies: list[HydroData], config: dict[str, Any],
-                    parts: Any = ()) -> list[ParameterSpec]:
-    """The tunable parameters of a model with their defaults from the configuration.
+def model_parameter_specs(bodies: list[HydroData],
+                          config: dict[str, Any]) -> list[ParameterSpec]:
+    """The model's own FMU parameters with their defaults from the configuration (the
+    parts' follow them in :func:`hydrofmu.layout.parameter_table`).
 
     Parameters
     ----------
@@ -131,9 +132,6 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
         Hydrodynamic data, one per body, in the order of ``config["bodies"]``.
     config
         Resolved configuration (see :mod:`hydrofmu.config`).
-    parts
-        Extra parts (see :class:`~hydrofmu.system.Simulator`); every part's
-        :meth:`~hydrofmu.parts.Part.parameter_specs` follow the model's own parameters.
     """
     w = config["wave"]
     sim = config["simulation"]
@@ -200,10 +198,6 @@ def parameter_table(bodies: list[HydroData], config: dict[str, Any],
             u = ("m/s", "rad/s")[i // 3]
             p.append(ParameterSpec(f"{b['name']}.initial_velocity[{i + 1}]", "Real",
                                    float(b["initial_velocity"][i]), u, "Initial velocity"))
-    from .layout import part_specs  # the parts import this module: import when called
-
-    for cls, options in part_specs(config, parts):
-        p.extend(cls.parameter_specs(bodies, config, options))
     return p
 
 
@@ -303,10 +297,11 @@ CROSS_CHECKS: list[Callable[[dict[str, Any], dict[str, Any]], None]] = [
 
 
 def validate_parameters(
-    bodies: list[HydroData], config: dict[str, Any], overrides: dict[str, Any] | None = None,
-    parts: Any = (),
+    table: list[ParameterSpec], config: dict[str, Any],
+    overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The validated values of every parameter: defaults, then ``overrides`` by name.
+    """The validated values of every parameter of ``table`` (the model's parameter table,
+    :func:`hydrofmu.layout.parameter_table`): defaults, then ``overrides`` by name.
 
     Raises
     ------
@@ -314,7 +309,6 @@ def validate_parameters(
         An unknown name (with the closest match), a value its entry refuses, or a failed
         cross-condition.
     """
-    table = parameter_table(bodies, config, parts)
     values: dict[str, Any] = {p.name: p.start for p in table}
     for name, value in (overrides or {}).items():
         if name not in values:

@@ -45,6 +45,10 @@ from .parameters import ParameterSpec
 FORCE_UNITS = ("N", "N.m")
 
 
+#: :attr:`Port.feedthrough` of an output that depends on every input of the model.
+ALL_INPUTS: tuple[str, ...] = ("<all inputs>",)
+
+
 @dataclass(frozen=True)
 class Port:
     """One scalar FMU input or output of a part.
@@ -56,7 +60,8 @@ class Port:
     unit
         SI unit (``"m"``, ``"N"``...).
     feedthrough
-        Outputs only: the inputs (names) it depends on directly; ``()`` for none.
+        Outputs only: the inputs (names) it depends on directly; ``()`` for none,
+        :data:`ALL_INPUTS` for every input of the model (the layout fills them in).
     """
 
     name: str

@@ -34,6 +34,7 @@ from .layout import (
     added_mass_split,
     body_outputs,
     output_table,
+    parameter_table,
     part_specs,
     reduced_inverse,
 )
@@ -59,7 +60,7 @@ class Simulator(Tunable, ModelInterface):
         Resolved configuration (:func:`hydrofmu.config.resolve` writes it).
     parameters
         FMU parameter values overriding the configuration's defaults, by name (see
-        :func:`~hydrofmu.parameters.parameter_table`); validated there.
+        :func:`~hydrofmu.layout.parameter_table`); validated there.
     parts
         Extra part classes (or ``(class, options)`` pairs) after the configured ones.
     """
@@ -81,7 +82,8 @@ class Simulator(Tunable, ModelInterface):
                 value=len(self.bodies),
             )
         self.extra_parts = list(parts)
-        self.parameters = validate_parameters(bodies, config, parameters, self.extra_parts)
+        self.parameters = validate_parameters(
+            parameter_table(bodies, config, self.extra_parts), config, parameters)
         self.report: list[str] = []
         self.warnings: list[str] = []
         self._build()

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
-from ..parts import FORCE_UNITS, Context, LinearSystem, ModelInfo, Part, Port
+from ..parts import ALL_INPUTS, FORCE_UNITS, Context, LinearSystem, ModelInfo, Part, Port
 
 
 def _body_index(config: dict[str, Any], name: str, joint: str) -> int:
@@ -73,12 +73,8 @@ class JointPart(Part):
     @classmethod
     def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
                      options: dict[str, Any]) -> list[Port]:
-        from ..layout import part_specs
-
-        inputs = tuple(p.name for c, o in part_specs(config)
-                       for p in c.input_ports(bodies, config, o))
-        return [Port(f"{options['name']}.F_constraint[{i + 1}]", FORCE_UNITS[i // 3], inputs)
-                for i in range(6)]
+        return [Port(f"{options['name']}.F_constraint[{i + 1}]", FORCE_UNITS[i // 3],
+                     ALL_INPUTS) for i in range(6)]
 
     def constraint_rows(self) -> NDArray[np.float64]:
         """Rows ``G`` of ``G q = 0``, shape (m, n); a :class:`ConfigError` if the initial
