@@ -440,7 +440,10 @@ def test_exact_through_the_fmu(sphere, tmp_path: Path) -> None:
     params = {"wave.type": "irregular", "wave.n_components": 50, "body.initial_pose[3]": 0.5}
     runs = [{"parameters": params, "dt": 0.2, "steps": 100, "outputs": outputs},
             {"parameters": {"radiation.method": "convolution"}, "dt": 0.2, "steps": 2,
-             "outputs": outputs}]
+             "outputs": outputs},
+            # One step of 1e9 s: exact needs no internal steps, so the work limit (1e7
+            # internal steps per call, which refuses it with rk4) lets it through.
+            {"parameters": params, "dt": 1.0e9, "steps": 1, "outputs": outputs}]
     r = drive("sweep", {"fmu": str(fmu), "runs": runs}, tmp_path)["runs"]
     assert r[0]["statuses"] == [FMI_OK] * 100
     names = Simulator.output_names(bodies, cfg)
@@ -452,6 +455,8 @@ def test_exact_through_the_fmu(sphere, tmp_path: Path) -> None:
     # with the suite's compiler) returns fmi2Error for the step (test_fmi_misuse).
     assert r[1]["statuses"] == [FMI_ERROR]
     assert any("use radiation = state_space" in m[2] for m in r[1]["messages"])
+    assert r[2]["statuses"] == [FMI_OK]
+    assert np.all(np.isfinite(r[2]["rows"]))
     state = drive("state", {"fmu": str(fmu), "dt": 0.3, "steps_before": 20, "steps_after": 20,
                             "input_name": "body.F_pto[3]", "input_value": 2.0e4,
                             "parameters": params}, tmp_path)

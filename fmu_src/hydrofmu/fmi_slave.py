@@ -216,7 +216,9 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
         """
         if current_time == self._time and 0.0 < step_size <= self._max_ok_step:
             return False
-        dt = self._sim.dt
+        # A scheme that advances the whole interval at once (exact) takes one step of any
+        # length: the work limit counts that one step.
+        dt = step_size if self._sim.scheme.advance is not None else self._sim.dt
         refusal = step_refusal(current_time, step_size, fmu_time=self._time,
                                max_internal_step=dt, limit=math.inf)
         if refusal:
