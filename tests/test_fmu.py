@@ -443,3 +443,23 @@ def test_model_description_needs_units_and_dependencies() -> None:
         finalize_model_description(xml, units={"u": "N"}, dependencies={"y": []})
     with pytest.raises(ExportError, match="not inputs"):
         finalize_model_description(xml, units={"u": "N", "y": "m"}, dependencies={"y": ["y"]})
+
+
+def test_a_refused_run_names_the_fmus_reason(default_fmu: Path) -> None:
+    """``hydrofmu run`` (fmpy's simulate_fmu, logging off) with a parameter the FMU refuses
+    at initialization: the error carries the FMU's own reason, not only the status (the
+    shim passes error messages to the host even with logging off)."""
+    code = (
+        "from hydrofmu.simulate import simulate\n"
+        "from hydrofmu.errors import ExportError\n"
+        "try:\n"
+        f"    simulate({str(default_fmu)!r}, stop_time=1.0, output_interval=0.1,\n"
+        "             start_values={'wave.period': 0.01})\n"
+        "except ExportError as exc:\n"
+        "    print(exc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "fmi2ExitInitializationMode failed" in proc.stdout, proc.stdout
+    assert "wave.period = 0.01 s is shorter than 4 internal steps" in proc.stdout, proc.stdout

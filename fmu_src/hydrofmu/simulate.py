@@ -42,6 +42,14 @@ def simulate(
     from fmpy import simulate_fmu
     from fmpy.fmi1 import FMICallException
 
+    problems: list[str] = []
+
+    def logger(_env: Any, _instance: Any, status: int, _category: Any, message: bytes) -> None:
+        # Keep the FMU's warnings and errors: its reason is what the user needs when a
+        # call fails (fmpy's exception names only the call and the status).
+        if status >= 1:
+            problems.append(message.decode("utf-8", "replace"))
+
     try:
         return simulate_fmu(
             str(fmu),
@@ -52,9 +60,12 @@ def simulate(
             input=inputs,
             output=outputs,
             validate=False,
+            logger=logger,
         )
     except FMICallException as exc:
-        raise ExportError(f"the FMU {fmu} failed during simulation: {exc}", value=str(fmu)) from exc
+        reason = f": {problems[-1]}" if problems else ""
+        raise ExportError(f"the FMU {fmu} failed during simulation ({exc}){reason}",
+                          value=str(fmu)) from exc
 
 
 def write_csv(result: NDArray[Any], path: str | Path) -> Path:

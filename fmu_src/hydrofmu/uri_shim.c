@@ -16,8 +16,9 @@
  *    messages to the logger before the call returns, so the shim sees the mark and returns
  *    fmi2Error (the highest status marked) in place of the real status of that call. The
  *    real instance always has logging on so that the mark arrives; the shim forwards a
- *    message to the host's logger only as the host asked (loggingOn, fmi2SetDebugLogging
- *    and its categories), under the category logStatus<Status> for a refusal.
+ *    message to the host's logger as the host asked (loggingOn, fmi2SetDebugLogging and
+ *    its categories; messages of status error and above always), under the category
+ *    logStatus<Status> for a refusal.
  *
  * 3. fmi2FreeInstance twice: the freed Shim leaves the registry of live instances, so a
  *    second fmi2FreeInstance (or any call) on it is answered with a logged message and
@@ -144,7 +145,10 @@ static void shim_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2S
         if (marked > s->marked) s->marked = marked;
         category = status_category(marked);
     }
-    if (host_wants(s, category))
+    /* Errors always reach the host, whatever it asked (as the FMI reference FMUs do: an
+     * importer that turns logging off, such as fmpy's simulate_fmu, still needs the
+     * reason of an fmi2Error); the rest only as the host asked. */
+    if (status >= fmi2Error || host_wants(s, category))
         s->host.logger(s->host.componentEnvironment, instance, status, category, message);
 }
 
