@@ -17,12 +17,12 @@ of ``--repeat`` is kept. Rows:
 
 (a) the empty FMU (default body's interface); (b) the default body with constant
 coefficients; (c) convolution; (d) state space with rk4; (e) state space with the ``exact``
-scheme (when that scheme exists); (f) RM3; (g) the moored body (MoorDyn lines,
+scheme; (f) RM3; (g) the moored body (MoorDyn lines,
 ``midpoint5``); ratios to the empty FMU of the same interface, and ``Simulator.step``
 alone (no FMI) for the physics part.
 
 Then the real-time factor of a ``--sea-state`` s irregular sea state at 0.1 s steps
-through the FMU with (e), or with (d) when ``exact`` is not available (labelled), and a
+through the FMU with (e), and a
 plot of the physics cost against the number of wave components and of bodies.
 ``--quick`` is a smoke run (few steps, a 60 s sea state, two sizes per curve).
 """
@@ -49,7 +49,6 @@ from hydrofmu.fmi_slave import guard_interpreter_exit
 from hydrofmu.layout import parameter_table
 from hydrofmu.statespace_payload import add_realisation
 from hydrofmu.system import Simulator
-from hydrofmu.timeschemes import scheme_names
 
 _TRIVIAL = '''"""Empty pythonfmu FMU with the interface sizes of a hydrofmu FMU (benchmark)."""
 
@@ -183,9 +182,6 @@ def interface_counts(bodies: list, config: dict) -> dict[str, int]:
     }
 
 
-def exact_available() -> bool:
-    """Whether the ``exact`` time scheme is registered in this version."""
-    return "exact" in scheme_names()
 
 
 def simulator_run(bodies: list, config: dict, parameters: dict, h: float
@@ -282,7 +278,6 @@ def main(argv: list[str] | None = None) -> int:
         args.steps, args.repeat, args.sea_state = 30, 1, 60.0
     components = [1, 10] if args.quick else [1, 10, 50, 100, 200, 400]
     n_bodies = [1, 2] if args.quick else [1, 2, 3, 4]
-    exact = exact_available()
 
     default = default_config()
     add_realisation(*default)  # the realisation the FMU stores, for the Simulator rows
@@ -298,11 +293,10 @@ def main(argv: list[str] | None = None) -> int:
             # not a default: RK4 is stable to 0.57 s on this model, and 0.1 s moves the
             # outputs of a 300 s irregular sea by <= 8e-5 relative RMS (README)
             ("(d') state space, rk4, max_internal_step 0.1 s", "default",
-             {"radiation.method": "state_space", "max_internal_step": 0.1})]
-    if exact:
-        rows.append(("(e) state space, exact", "default",
-                     {"radiation.method": "state_space", "time_scheme": "exact"}))
-    rows += [("(f) RM3 (2 bodies, 2 joints)", "rm3", {}),
+             {"radiation.method": "state_space", "max_internal_step": 0.1}),
+            ("(e) state space, exact", "default",
+             {"radiation.method": "state_space", "time_scheme": "exact"}),
+            ("(f) RM3 (2 bodies, 2 joints)", "rm3", {}),
              ("(g) moored body (MoorDyn lines)", "moored", {})]
 
     with tempfile.TemporaryDirectory(prefix="hydrofmu_bench_") as tmp:
@@ -326,12 +320,9 @@ def main(argv: list[str] | None = None) -> int:
         for d in [*drivers, *empties.values()]:
             d.close()
 
-        # The sea state through the FMU, (e) or (d).
+        # The sea state through the FMU with (e).
         sea_params = {"radiation.method": "state_space", "wave.type": "irregular",
-                      "wave.height": 3.0, "wave.period": 9.0}
-        sea_label = "(e) exact" if exact else "(d) rk4 (exact not available)"
-        if exact:
-            sea_params["time_scheme"] = "exact"
+                      "wave.height": 3.0, "wave.period": 9.0, "time_scheme": "exact"}
         sea = Driver(fmus["default"], "sea", sea_params)
         n_sea = round(args.sea_state / h)
         elapsed = sea.run(n_sea, h)
@@ -348,8 +339,6 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|")
     print(f"| (a) empty pythonfmu FMU | {t_empty:.1f} | 1 | - |")
     for label, model, _ in rows:
-        if label.startswith("(f)") and not exact:
-            print("| (e) state space, exact | scheme exact not available | - | - |")
         ref = best[f"empty {model}"]
         note = "" if model == "default" else f" (own empty FMU {ref:.1f} µs)"
         fmu, sim = best[f"fmu {label}"], best[f"sim {label}"]
@@ -367,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
           f"µs/step (ratio {own['(c) convolution'] / max(own['(d) state space, rk4'], 1e-9):.0f}"
           " x; a difference of two noisy figures)")
     print(f"{args.sea_state:g} s irregular sea state at {h:g} s steps through the FMU, "
-          f"{sea_label}: {elapsed:.1f} s, {args.sea_state / elapsed:.0f}x real time")
+          f"(e) exact: {elapsed:.1f} s, {args.sea_state / elapsed:.0f}x real time")
 
     if args.plot:
         curve_params = {"radiation.method": "state_space"}
@@ -376,13 +365,12 @@ def main(argv: list[str] | None = None) -> int:
             max(args.steps // 5, 10), args.repeat)}
         curves_b = {"state space, rk4": cost_curve(
             n_bodies, sphere_config, curve_params, max(args.steps // 5, 10), args.repeat)}
-        if exact:
-            ex = {**curve_params, "time_scheme": "exact"}
-            curves_c["state space, exact"] = cost_curve(
-                components, lambda n: sphere_config(n_components=n), ex,
-                max(args.steps // 5, 10), args.repeat)
-            curves_b["state space, exact"] = cost_curve(
-                n_bodies, sphere_config, ex, max(args.steps // 5, 10), args.repeat)
+        ex = {**curve_params, "time_scheme": "exact"}
+        curves_c["state space, exact"] = cost_curve(
+            components, lambda n: sphere_config(n_components=n), ex,
+            max(args.steps // 5, 10), args.repeat)
+        curves_b["state space, exact"] = cost_curve(
+            n_bodies, sphere_config, ex, max(args.steps // 5, 10), args.repeat)
         plot_costs(Path(args.plot), components, curves_c, n_bodies, curves_b)
         for label, ys in curves_c.items():
             print(f"cost vs components {components}, {label}: "
