@@ -22,9 +22,9 @@ Run-time modules import only each other, numpy and the standard library (and
 
 from . import kernel as _kernel
 from .catenary import Catenary, CatenaryError, CatenarySolution
+from .kernel_build import build_library as _build_library
 from .lines import LineSystem
 from .moordyn_input import MoorDynInputError, MoorDynModel, parse_moordyn, read_moordyn
-from .kernel_build import build_library as _build_library
 from .quasistatic import CatenaryMooring
 
 _kernel.set_builder(_build_library)

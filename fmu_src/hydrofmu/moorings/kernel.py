@@ -39,6 +39,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..errors import ConfigError
+
 Array = NDArray[np.float64]
 
 #: The kernels ``mooring.kernel`` accepts.
@@ -166,7 +168,7 @@ def load_library(path: str | Path | None = None) -> ctypes.CDLL:
         if not cached.is_file():
             try:
                 _builder(SOURCE, cached)
-            except Exception as exc:  # noqa: BLE001 - any failure means numpy
+            except Exception as exc:  # any failure of the compiler means numpy
                 tried.append(f"compiling {SOURCE.name} into {cached} failed: {exc}")
                 raise KernelUnavailable("; ".join(tried)) from exc
         _loaded["lib"] = check_library(cached)
@@ -324,3 +326,61 @@ class LineKernel:
                       self._out_ptr):
             raise np.linalg.LinAlgError("a free point's mass matrix is singular")
         return self._out[:self.n_states]
+
+    def run_checked(self, system: Any, x: Array, cp: Array, cv: Array, points: bool) -> Array:
+        """:meth:`run` with the system's drag scale and compression switch; arguments of
+        another shape are flattened, and wrong sizes raise
+        :class:`~hydrofmu.errors.ConfigError` as the numpy kernel does."""
+        try:
+            return self.run(x, cp, cv, system.drag_scale, system._compression, points)
+        except ValueError:
+            cp = np.asarray(cp, dtype=float).ravel()
+            cv = np.asarray(cv, dtype=float).ravel()
+            if cp.size != system.n_coupled_dof or cv.size != system.n_coupled_dof:
+                raise ConfigError(
+                    f"the lines expect {system.n_coupled_dof} coupled positions and "
+                    f"velocities, got {cp.size} and {cv.size}", value=cp.size) from None
+            x = np.asarray(x, dtype=float).ravel()
+            if x.size != system.n_states:
+                raise ConfigError(f"the lines have {system.n_states} states, got {x.size}",
+                                  value=x.size) from None
+            return self.run(x, cp, cv, system.drag_scale, system._compression, points)
+
+    def evaluation(self, system: Any, points: bool) -> dict:
+        """``LineSystem.evaluate``'s dict from the work arrays of the last :meth:`run`
+        (copies; ``point_f`` None unless ``points``); sets the system's pair tensions."""
+        system._pair_tension = self.pair_tension.copy()
+        return {"r": self.r.copy(), "v": self.v.copy(), "fnet": self.fnet.copy(),
+                "point_r": self.rp.copy(), "point_v": self.vp.copy(),
+                "point_f": self.point_f.copy() if points else None,
+                "seg_tension": system._pair_tension[system.seg0]}
+
+
+def select_kernel(system: Any, mode: str) -> LineKernel | None:
+    """The compiled kernel for ``system`` under ``mooring.kernel = mode``, or None (numpy).
+
+    ``"auto"`` falls back to numpy with one logged note (:func:`note_once`) when no library
+    is usable; ``"numpy"`` notes its choice once too.
+
+    Raises
+    ------
+    ConfigError
+        ``mode`` is not one of :data:`KERNELS`, or ``"c"`` and no library is usable.
+    """
+    if mode not in KERNELS:
+        raise ConfigError(f"mooring kernel {mode!r} is not one of "
+                          f"{', '.join(map(repr, KERNELS))}", value=mode)
+    if mode == "numpy":
+        note_once("mooring lines: the numpy kernel runs (kernel = 'numpy')")
+        return None
+    try:
+        return LineKernel(system=system, lib=load_library())
+    except KernelUnavailable as exc:
+        if mode == "c":
+            raise ConfigError(
+                f"mooring kernel 'c' requested but the compiled line kernel is not available: "
+                f"{exc}; fix: install a C compiler (or pip install 'hydrofmu[native]'), or "
+                f"use kernel = 'auto' (numpy fallback)", value=mode) from exc
+        note_once(f"mooring lines: the numpy kernel runs (the compiled one is not available: "
+                  f"{exc})")
+        return None

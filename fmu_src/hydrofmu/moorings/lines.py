@@ -25,8 +25,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
-from . import kernel as _kernel
 from .frames import rotation
+from .kernel import select_kernel
 from .line_layout import Environment, LineLayout
 from .moordyn_model import MoorDynModel
 
@@ -57,9 +57,6 @@ class LineSystem(LineLayout):
 
     def __init__(self, *, model: MoorDynModel, kernel: str = "auto") -> None:
         super().__init__(model=model)
-        if kernel not in _kernel.KERNELS:
-            raise ConfigError(f"mooring kernel {kernel!r} is not one of "
-                              f"{', '.join(map(repr, _kernel.KERNELS))}", value=kernel)
         env = self.env
         self._cp_index = np.array(self.coupled_points, dtype=int)
         self._no_bodies = not self.bodies and not any(b is not None for b in self.point_body)
@@ -96,54 +93,9 @@ class LineSystem(LineLayout):
                 k = self.coupled_bodies.index(bi) if body.kind == "coupled" else -1
                 self._body_groups.append((k, np.array(body.pose, dtype=float), idx,
                                           self.point_r0[idx]))
-        self._ck: _kernel.LineKernel | None = None
+        self._ck = select_kernel(self, kernel)
         #: The kernel that evaluates the derivative: ``"c"`` or ``"numpy"``.
-        self.kernel = "numpy"
-        if kernel != "numpy":
-            try:
-                self._ck = _kernel.LineKernel(system=self, lib=_kernel.load_library())
-                self.kernel = "c"
-            except _kernel.KernelUnavailable as exc:
-                if kernel == "c":
-                    raise ConfigError(
-                        f"mooring kernel 'c' requested but the compiled line kernel is not "
-                        f"available: {exc}; fix: install a C compiler (or pip install "
-                        f"'hydrofmu[native]'), or use kernel = 'auto' (numpy fallback)",
-                        value=kernel) from exc
-                _kernel.note_once(f"mooring lines: the numpy kernel runs (the compiled one "
-                                  f"is not available: {exc})")
-        else:
-            _kernel.note_once("mooring lines: the numpy kernel runs (kernel = 'numpy')")
-
-    # -- the compiled kernel ----------------------------------------------------------------
-    def _c_run(self, x: Array, cp: Array, cv: Array, points: bool) -> Array:
-        """One evaluation by the compiled kernel (its derivative buffer, not a copy)."""
-        ck = self._ck
-        assert ck is not None
-        try:
-            return ck.run(x, cp, cv, self.drag_scale, self._compression, points)
-        except ValueError:
-            cp = np.asarray(cp, dtype=float).ravel()
-            cv = np.asarray(cv, dtype=float).ravel()
-            if cp.size != self.n_coupled_dof or cv.size != self.n_coupled_dof:
-                raise ConfigError(
-                    f"the lines expect {self.n_coupled_dof} coupled positions and "
-                    f"velocities, got {cp.size} and {cv.size}", value=cp.size) from None
-            x = np.asarray(x, dtype=float).ravel()
-            if x.size != self.n_states:
-                raise ConfigError(f"the lines have {self.n_states} states, got {x.size}",
-                                  value=x.size) from None
-            return ck.run(x, cp, cv, self.drag_scale, self._compression, points)
-
-    def _c_evaluation(self, points: bool) -> dict:
-        """The dict of :meth:`evaluate` from the kernel's work arrays (copies)."""
-        ck = self._ck
-        assert ck is not None
-        self._pair_tension = ck.pair_tension.copy()
-        return {"r": ck.r.copy(), "v": ck.v.copy(), "fnet": ck.fnet.copy(),
-                "point_r": ck.rp.copy(), "point_v": ck.vp.copy(),
-                "point_f": ck.point_f.copy() if points else None,
-                "seg_tension": self._pair_tension[self.seg0]}
+        self.kernel = "numpy" if self._ck is None else "c"
 
     # -- kinematics of the points -------------------------------------------------------------
     def point_kinematics(
@@ -306,7 +258,8 @@ class LineSystem(LineLayout):
             Coupled degrees of freedom, shape (n_coupled_dof,).
         """
         if self._ck is not None:
-            return self._c_run(x, coupled_positions, coupled_velocities, False).copy()
+            return self._ck.run_checked(self, x, coupled_positions, coupled_velocities,
+                                        False).copy()
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
@@ -357,8 +310,8 @@ class LineSystem(LineLayout):
         (``point_f`` is ``None`` unless ``points`` or there are free points)."""
         if self._ck is not None:
             points = points or bool(self.n_free)
-            out = self._c_run(x, coupled_positions, coupled_velocities, points).copy()
-            return out, self._c_evaluation(points)
+            out = self._ck.run_checked(self, x, coupled_positions, coupled_velocities, points)
+            return out.copy(), self._ck.evaluation(self, points)
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
@@ -387,8 +340,8 @@ class LineSystem(LineLayout):
     def evaluate(self, x: Array, coupled_positions: Array, coupled_velocities: Array) -> dict:
         """Everything an output needs at state ``x``: nodes, node and point forces."""
         if self._ck is not None:
-            self._c_run(x, coupled_positions, coupled_velocities, True)
-            return self._c_evaluation(True)
+            self._ck.run_checked(self, x, coupled_positions, coupled_velocities, True)
+            return self._ck.evaluation(self, True)
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
