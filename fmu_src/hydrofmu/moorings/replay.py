@@ -152,11 +152,15 @@ class Replay:
         The MoorDyn file.
     t, coords
         Motion samples, shapes (n,) and (n, n_coupled_dof) (bodies' angles in rad).
+    kernel
+        The lines' derivative: ``"auto"``, ``"c"`` or ``"numpy"`` (see
+        :mod:`~hydrofmu.moorings.kernel`).
     """
 
-    def __init__(self, *, model: MoorDynModel, t: Array, coords: Array) -> None:
+    def __init__(self, *, model: MoorDynModel, t: Array, coords: Array,
+                 kernel: str = "auto") -> None:
         self.model = model
-        self.system = LineSystem(model=model)
+        self.system = LineSystem(model=model, kernel=kernel)
         self.motion = HermiteMotion(t=t, values=coords)
         nb = sum(b.kind == "coupled" for b in model.bodies)
         self._body_slices = [slice(6 * k, 6 * k + 6) for k in range(nb)]
@@ -239,11 +243,11 @@ class Replay:
 
 
 def replay_file(lines: str | Path, motion: str | Path, output: str | Path, *,
-                quiet: bool = False) -> Path:
+                quiet: bool = False, kernel: str = "auto") -> Path:
     """The ``hydrofmu mooring replay`` command: read, replay, write OUT.csv."""
     model = read_moordyn(lines)
     t, coords = read_motion(motion, model)
-    rep = Replay(model=model, t=t, coords=coords)
+    rep = Replay(model=model, t=t, coords=coords, kernel=kernel)
     start = time.perf_counter()
     state = {"next": 0.1}
 
@@ -255,6 +259,9 @@ def replay_file(lines: str | Path, motion: str | Path, output: str | Path, *,
 
     for note in model.notes:
         print(f"note: {note}", file=sys.stderr)
+    if kernel == "auto" and rep.system.kernel == "numpy":
+        print("note: the compiled line kernel is not available, the numpy kernel runs "
+              "(slower; --kernel c says why)", file=sys.stderr)
     header, table, info = rep.run(progress=None if quiet else progress)
     if not info["converged"]:
         print(f"warning: the initial equilibrium did not converge ({info})", file=sys.stderr)
@@ -272,7 +279,7 @@ def _replay_command(args) -> int:
     out = Path(args.output)
     if out.exists() and not args.force:
         raise ConfigError(f"{out} exists; choose another path or pass --force", value=str(out))
-    path = replay_file(args.lines, args.motion, out, quiet=args.quiet)
+    path = replay_file(args.lines, args.motion, out, quiet=args.quiet, kernel=args.kernel)
     print(f"wrote {path}")
     return 0
 
@@ -291,4 +298,7 @@ def add_mooring_commands(sub) -> None:
     r.add_argument("-o", "--output", required=True, help="CSV file to write")
     r.add_argument("--force", action="store_true", help="overwrite an existing output")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    r.add_argument("--kernel", choices=("auto", "c", "numpy"), default="auto",
+                   help="line derivative: compiled C (compiled on first use into the cache "
+                   "folder), numpy, or auto (C when it loads, else numpy); default auto")
     r.set_defaults(func=_replay_command)
