@@ -46,9 +46,10 @@ Array = NDArray[np.float64]
 #: The kernels ``mooring.kernel`` accepts.
 KERNELS = ("auto", "c", "numpy")
 
-#: Version of the C interface (``struct hf_lines`` and ``hf_line_eval``); must equal
+#: Version of the C interface (``struct hf_lines``, ``hf_line_eval``, ``struct hf_motion``
+#: and ``hf_line_advance_rk``); must equal
 #: ``HF_LINE_KERNEL_ABI`` of the compiled library.
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 #: The C source, beside this module in the installed package.
 SOURCE = Path(__file__).with_name("line_kernel.c")
@@ -124,6 +125,7 @@ def check_library(path: Path) -> ctypes.CDLL:
         abi = lib.hf_line_kernel_abi
         size = lib.hf_line_kernel_struct_size
         evaluate = lib.hf_line_eval
+        lib.hf_line_advance_rk  # noqa: B018 - the replay's stepper must be there too
     except (OSError, AttributeError) as exc:
         raise KernelUnavailable(f"{path} does not load as the line kernel: {exc}") from exc
     abi.restype = size.restype = ctypes.c_int64

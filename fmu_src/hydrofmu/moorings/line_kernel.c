@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #ifndef HF_LINE_KERNEL_ABI
-#define HF_LINE_KERNEL_ABI 1
+#define HF_LINE_KERNEL_ABI 2
 #endif
 
 #if defined(_WIN32)
@@ -336,6 +336,84 @@ HF_EXPORT int hf_line_eval(const hf_lines *L, const double *x, const double *cp,
             for (k = 0; k < 3; k++) out[base + 3 * i + k] = L->vp[3 * p + k];
             if (solve3(L->point_m + 9 * i, L->point_f + 3 * p, out + base + 3 * nf + 3 * i))
                 return 1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Replay: the coupled objects moved along the replay's C1 piecewise-cubic Hermite
+ * interpolant (hydrofmu.moorings.replay.HermiteMotion), the lines stepped by an explicit
+ * Runge-Kutta tableau (the registered scheme's A, B, C), many steps per call. */
+typedef struct hf_motion {
+    int64_t n_samples, n_dof, n_bodies;
+    const double *t;  /* (n_samples,) s */
+    const double *h;  /* (n_samples - 1,) s */
+    const double *c;  /* (4, n_samples - 1, n_dof): position = c0 + u (c1 + u (c2 + u c3)) */
+    const double *dc; /* (3, n_samples - 1, n_dof): velocity = d0 + u (d1 + u d2) */
+} hf_motion;
+
+HF_EXPORT int64_t hf_line_motion_struct_size(void) { return (int64_t)sizeof(hf_motion); }
+
+/* Position and velocity at tq (clamped to the samples); bodies' angular velocity in global
+ * axes from their roll-pitch-yaw rates, as Replay.kinematics. */
+static void motion_at(const hf_motion *M, double tq, double *pos, double *vel) {
+    int64_t n = M->n_samples, m = M->n_dof, lo = 0, hi = n, i, j, nb;
+    double u;
+    while (lo < hi) { /* bisect_right */
+        int64_t mid = (lo + hi) / 2;
+        if (tq < M->t[mid]) hi = mid; else lo = mid + 1;
+    }
+    i = lo - 1;
+    if (i > n - 2) i = n - 2;
+    if (i < 0) i = 0;
+    u = (tq - M->t[i]) / M->h[i];
+    if (u > 1.0) u = 1.0;
+    if (u < 0.0) u = 0.0;
+    for (j = 0; j < m; j++) {
+        const double *c = M->c + i * m + j, *d = M->dc + i * m + j;
+        int64_t st = (n - 1) * m;
+        pos[j] = c[0] + u * (c[st] + u * (c[2 * st] + u * c[3 * st]));
+        vel[j] = d[0] + u * (d[st] + u * d[2 * st]);
+    }
+    for (nb = 0; nb < M->n_bodies; nb++) {
+        const double *ang = pos + 6 * nb + 3;
+        double *w = vel + 6 * nb + 3, r0 = w[0], r1 = w[1], r2 = w[2];
+        double cy = cos(ang[2]), sy = sin(ang[2]), cp = cos(ang[1]), sp = sin(ang[1]);
+        w[0] = r0 * (cy * cp) + r1 * -sy + r2 * 0.0;
+        w[1] = r0 * (sy * cp) + r1 * cy + r2 * 0.0;
+        w[2] = r0 * -sp + r1 * 0.0 + r2 * 1.0;
+    }
+}
+
+/* n_steps steps of size h from t0 of the explicit RK tableau (A (s, s), B (s,), C (s,)),
+ * y (n_states,) advanced in place. Work: k (s, n_states), ytmp (n_states,), cp, cv
+ * (n_dof,). Returns 0, or 1 (a singular free point mass matrix). */
+HF_EXPORT int hf_line_advance_rk(const hf_lines *L, const hf_motion *M, double *y,
+                                 int64_t n_steps, double t0, double h, int64_t s,
+                                 const double *A, const double *B, const double *C,
+                                 double drag_scale, int64_t compression, double *k,
+                                 double *ytmp, double *cp, double *cv) {
+    int64_t n = L->n_states, step, i, l, j;
+    for (step = 0; step < n_steps; step++) {
+        double t = t0 + (double)step * h;
+        for (i = 0; i < s; i++) {
+            const double *yi = y;
+            if (i > 0) {
+                for (j = 0; j < n; j++) {
+                    double acc = 0.0;
+                    for (l = 0; l < i; l++) acc += A[i * s + l] * k[l * n + j];
+                    ytmp[j] = y[j] + h * acc;
+                }
+                yi = ytmp;
+            }
+            motion_at(M, t + C[i] * h, cp, cv);
+            if (hf_line_eval(L, yi, cp, cv, drag_scale, compression, 0, k + i * n)) return 1;
+        }
+        for (j = 0; j < n; j++) {
+            double acc = 0.0;
+            for (l = 0; l < s; l++) acc += B[l] * k[l * n + j];
+            y[j] = y[j] + h * acc;
         }
     }
     return 0;

@@ -6,7 +6,9 @@ C1 piecewise-cubic Hermite interpolant (slopes from three-point finite differenc
 non-uniform samples; one-sided at the ends); the velocity given to the lines is the
 interpolant's own derivative, so position and velocity are consistent. The time scheme and
 ``dtM`` come from the file's OPTIONS (``rk2`` by default, as MoorDyn); each sample interval is
-split into equal steps no longer than ``dtM``.
+split into equal steps no longer than ``dtM``. With the compiled line kernel and an explicit
+Runge-Kutta scheme, each sample interval is integrated in one C call
+(:mod:`~hydrofmu.moorings.kernel_stepper`, the same tableau, motion and derivative).
 
 MOTION.csv: a column ``t`` (s) and, per coupled point ``k`` (its ID in the file),
 ``point<k>.x``, ``point<k>.y``, ``point<k>.z`` (m, the file's global frame); per coupled body
@@ -32,6 +34,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from .equilibrium import initial_state
+from .kernel_stepper import CompiledRK
 from .lines import LineSystem
 from .moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
 
@@ -161,6 +164,9 @@ class Replay:
                  kernel: str = "auto") -> None:
         self.model = model
         self.system = LineSystem(model=model, kernel=kernel)
+        #: With the C kernel and an explicit RK scheme, step whole sample intervals in C
+        #: (:mod:`~hydrofmu.moorings.kernel_stepper`); False: one Python call a step.
+        self.compiled_steps = True
         self.motion = HermiteMotion(t=t, values=coords)
         nb = sum(b.kind == "coupled" for b in model.bodies)
         self._body_slices = [slice(6 * k, 6 * k + 6) for k in range(nb)]
@@ -228,12 +234,18 @@ class Replay:
             ev = s.evaluate(y, pos, vel)
             return [t, *s.coupled_from(ev, pos), *self.channels(ev)]
 
+        stepper = None  # explicit RK with the C kernel: whole intervals in one C call
+        if self.compiled_steps and CompiledRK.applies(s, scheme):
+            stepper = CompiledRK(system=s, scheme=scheme, motion=self.motion,
+                                 n_bodies=len(self._body_slices))
         rows = [row(float(ts[0]), x)]
         for i in range(ts.size - 1):
             t0, t1 = float(ts[i]), float(ts[i + 1])
             n = max(1, math.ceil((t1 - t0) / o.dtM - 1e-9))
             h = (t1 - t0) / n
-            for k in range(n):
+            if stepper is not None:
+                x = stepper.advance(x, t0, h, n)
+            for k in range(n if stepper is None else 0):
                 x = scheme.step(f, t0 + k * h, x, h)
             rows.append(row(t1, x))
             if progress is not None:
