@@ -54,6 +54,7 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..moorings.equilibrium import initial_state
 from ..moorings.frames import rotation
+from ..moorings.kernel import unavailable_reason
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
 from ..parts import Context, ModelInfo, Part, Port
@@ -150,7 +151,9 @@ class MoorDynPart(Part):
             f"mooring: MoorDyn file {opts.get('file', '')!s} on '{body}': {self.n_lines} "
             f"line(s), {sysm.n_states} states, initial equilibrium by {info['method']}, "
             f"fairlead tensions {np.round(ten[0::2], 1).tolist()} N, own stable step "
-            f"{self._stable_step:.3g} s, {sysm.kernel} kernel")
+            f"{self._stable_step:.3g} s, {sysm.kernel} kernel"
+            + (f" (the compiled one is not available: {unavailable_reason()})"
+               if kernel == "auto" and sysm.kernel == "numpy" else ""))
 
     def _own_step(self, md) -> float:
         """MoorDyn's CFL step on the segments' axial wave speed, and no more than

@@ -108,6 +108,12 @@ def note_once(message: str) -> None:
         LOG.info(message)
 
 
+def unavailable_reason() -> str | None:
+    """Why the last :func:`load_library` found no usable library (None: it did, or it was
+    not called)."""
+    return _loaded.get("error")
+
+
 class KernelUnavailable(Exception):
     """No usable compiled line kernel; the message says why."""
 
