@@ -128,7 +128,8 @@ def main() -> None:
                                          env={**os.environ}, check=True).stdout.split()
                     md_ic.append(float(out[-2]))  # its banner comes first
                     md.append(float(out[-1]))
-                stages = make_scheme(scheme).stages
+                sch = make_scheme(scheme)  # evaluations per step (semi-implicit: N)
+                stages = getattr(sch, "stages", None) or getattr(sch, "substeps", 1)
                 n_steps = round(args.duration / dtm)
                 md_f = min(md) / (n_steps * stages) * 1e6
                 best = {k: min(v) for k, v in ours.items()}

@@ -20,10 +20,12 @@ from hydrofmu.errors import ConfigError
 from hydrofmu.moorings import kernel
 from hydrofmu.moorings.equilibrium import initial_profile
 from hydrofmu.moorings.kernel_build import build_library
+from hydrofmu.moorings.kernel_stepper import CompiledSteps
 from hydrofmu.moorings.lines import LineSystem
 from hydrofmu.moorings.moordyn_input import read_moordyn
 from hydrofmu.moorings.replay import Replay
 from hydrofmu.native import compile_shared_library
+from hydrofmu.timeschemes import make_scheme
 
 DATA = Path(__file__).parent / "data" / "moorings"
 FILES = sorted(p.name for p in DATA.glob("*.txt"))
@@ -162,12 +164,15 @@ def _with_options(name: str, tmp_path: Path, scheme: str, dtm: float) -> Path:
 
 
 @pytest.mark.parametrize(("name", "scheme"), [("body_3lines.txt", "rk4"),
-                                              ("clump_2lines.txt", "rk3")])
+                                              ("clump_2lines.txt", "rk3"),
+                                              ("body_3lines.txt", "midpoint5"),
+                                              ("chain_1line.txt", "beuler3")])
 def test_compiled_stepping_matches_python_stepping(name: str, scheme: str,
                                                    tmp_path: Path) -> None:
-    """Whole sample intervals in C (motion, tableau, derivative) against one Python scheme
-    step at a time with the same C derivative; a body rolling, pitching and yawing (the
-    angular velocity from the angle rates), samples unevenly spaced."""
+    """Whole sample intervals in C (motion, scheme constants, derivative; the semi-implicit
+    schemes' derivative carried across intervals) against one Python scheme step at a time
+    with the same C derivative; a body rolling, pitching and yawing (the angular velocity
+    from the angle rates), samples unevenly spaced."""
     model = read_moordyn(_with_options(name, tmp_path, scheme, 0.002))
     cp0 = _coupled(LineSystem(model=model, kernel="numpy"))
     rng = np.random.default_rng(5)
@@ -184,6 +189,7 @@ def test_compiled_stepping_matches_python_stepping(name: str, scheme: str,
         rep.compiled_steps = compiled
         header, table, _ = rep.run()
         tables.append(table)
+        assert CompiledSteps.applies(rep.system, make_scheme(scheme))
     # same arithmetic but for the order of a few sums (BLAS dot products of the tableau,
     # numpy's polynomial evaluation): ~1e-15 per step over ~700 steps, damped lines
     for j, col in enumerate(header):

@@ -46,10 +46,10 @@ Array = NDArray[np.float64]
 #: The kernels ``mooring.kernel`` accepts.
 KERNELS = ("auto", "c", "numpy")
 
-#: Version of the C interface (``struct hf_lines``, ``hf_line_eval``, ``struct hf_motion``
-#: and ``hf_line_advance_rk``); must equal
+#: Version of the C interface (``struct hf_lines``, ``hf_line_eval``, ``struct hf_motion``,
+#: ``hf_line_advance_rk`` and ``hf_line_advance_si``); must equal
 #: ``HF_LINE_KERNEL_ABI`` of the compiled library.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 #: The C source, beside this module in the installed package.
 SOURCE = Path(__file__).with_name("line_kernel.c")
@@ -131,7 +131,8 @@ def check_library(path: Path) -> ctypes.CDLL:
         abi = lib.hf_line_kernel_abi
         size = lib.hf_line_kernel_struct_size
         evaluate = lib.hf_line_eval
-        lib.hf_line_advance_rk  # noqa: B018 - the replay's stepper must be there too
+        lib.hf_line_advance_rk  # noqa: B018 - the replay's steppers must be there too
+        lib.hf_line_advance_si  # noqa: B018
     except (OSError, AttributeError) as exc:
         raise KernelUnavailable(f"{path} does not load as the line kernel: {exc}") from exc
     abi.restype = size.restype = ctypes.c_int64

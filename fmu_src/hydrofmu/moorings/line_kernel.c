@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #ifndef HF_LINE_KERNEL_ABI
-#define HF_LINE_KERNEL_ABI 2
+#define HF_LINE_KERNEL_ABI 3
 #endif
 
 #if defined(_WIN32)
@@ -415,6 +415,39 @@ HF_EXPORT int hf_line_advance_rk(const hf_lines *L, const hf_motion *M, double *
             for (l = 0; l < s; l++) acc += B[l] * k[l * n + j];
             y[j] = y[j] + h * acc;
         }
+    }
+    return 0;
+}
+
+/* n_steps steps of MoorDyn's semi-implicit backward Euler / midpoint (hydrofmu's
+ * schemes/semi_implicit.py, SemiImplicit with STAGE = stage, N = n_sub relaxed iterations
+ * on the derivative z, weights relax[0 .. N-2]): the stage state y + (stage h) z, the
+ * final y + h g. d (n_states,) carries the last iteration's derivative from step to step
+ * (have_d: d is valid at t0; else f(t0, y) is evaluated). Work: z, g, ytmp (n_states,),
+ * cp, cv (n_dof,). Returns 0, or 1 (a singular free point mass matrix). */
+HF_EXPORT int hf_line_advance_si(const hf_lines *L, const hf_motion *M, double *y,
+                                 int64_t n_steps, double t0, double h, double stage,
+                                 int64_t n_sub, const double *relax, double drag_scale,
+                                 int64_t compression, double *d, int64_t have_d, double *z,
+                                 double *g, double *ytmp, double *cp, double *cv) {
+    int64_t n = L->n_states, step, i, j;
+    for (step = 0; step < n_steps; step++) {
+        double t = t0 + (double)step * h, ts = t + stage * h, sh = stage * h;
+        if (!(have_d || step > 0)) {
+            motion_at(M, t, cp, cv);
+            if (hf_line_eval(L, y, cp, cv, drag_scale, compression, 0, d)) return 1;
+        }
+        for (j = 0; j < n; j++) z[j] = d[j];
+        for (i = 0; i < n_sub; i++) {
+            for (j = 0; j < n; j++) ytmp[j] = y[j] + sh * z[j];
+            motion_at(M, ts, cp, cv);
+            if (hf_line_eval(L, ytmp, cp, cv, drag_scale, compression, 0, g)) return 1;
+            if (i < n_sub - 1) {
+                double r = relax[i];
+                for (j = 0; j < n; j++) z[j] = (1.0 - r) * g[j] + r * z[j];
+            }
+        }
+        for (j = 0; j < n; j++) { y[j] = y[j] + h * g[j]; d[j] = g[j]; }
     }
     return 0;
 }

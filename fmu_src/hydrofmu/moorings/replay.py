@@ -7,8 +7,9 @@ non-uniform samples; one-sided at the ends); the velocity given to the lines is 
 interpolant's own derivative, so position and velocity are consistent. The time scheme and
 ``dtM`` come from the file's OPTIONS (``rk2`` by default, as MoorDyn); each sample interval is
 split into equal steps no longer than ``dtM``. With the compiled line kernel and an explicit
-Runge-Kutta scheme, each sample interval is integrated in one C call
-(:mod:`~hydrofmu.moorings.kernel_stepper`, the same tableau, motion and derivative).
+Runge-Kutta scheme or MoorDyn's ``beulerN``/``midpointN``, each sample interval is integrated
+in one C call (:mod:`~hydrofmu.moorings.kernel_stepper`: the same scheme constants, motion
+and derivative).
 
 MOTION.csv: a column ``t`` (s) and, per coupled point ``k`` (its ID in the file),
 ``point<k>.x``, ``point<k>.y``, ``point<k>.z`` (m, the file's global frame); per coupled body
@@ -34,7 +35,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from .equilibrium import initial_state
-from .kernel_stepper import CompiledRK
+from .kernel_stepper import CompiledSteps
 from .lines import LineSystem
 from .moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
 
@@ -164,7 +165,7 @@ class Replay:
                  kernel: str = "auto") -> None:
         self.model = model
         self.system = LineSystem(model=model, kernel=kernel)
-        #: With the C kernel and an explicit RK scheme, step whole sample intervals in C
+        #: With the C kernel and a scheme it can step, whole sample intervals in C
         #: (:mod:`~hydrofmu.moorings.kernel_stepper`); False: one Python call a step.
         self.compiled_steps = True
         self.motion = HermiteMotion(t=t, values=coords)
@@ -234,9 +235,9 @@ class Replay:
             ev = s.evaluate(y, pos, vel)
             return [t, *s.coupled_from(ev, pos), *self.channels(ev)]
 
-        stepper = None  # explicit RK with the C kernel: whole intervals in one C call
-        if self.compiled_steps and CompiledRK.applies(s, scheme):
-            stepper = CompiledRK(system=s, scheme=scheme, motion=self.motion,
+        stepper = None  # the C kernel and a scheme it can step: whole intervals in C
+        if self.compiled_steps and CompiledSteps.applies(s, scheme):
+            stepper = CompiledSteps(system=s, scheme=scheme, motion=self.motion,
                                  n_bodies=len(self._body_slices))
         rows = [row(float(ts[0]), x)]
         for i in range(ts.size - 1):
