@@ -212,6 +212,7 @@ def test_compiled_stepping_reports_a_diverging_step(tmp_path: Path) -> None:
 
 
 # ------------------------------------------------------------------------------ fallback
+
 @pytest.fixture
 def fresh_kernel(monkeypatch, tmp_path: Path):
     """The kernel module with no library loaded yet, an empty cache and no note given."""
@@ -224,6 +225,36 @@ def fresh_kernel(monkeypatch, tmp_path: Path):
 
 def _notes(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "hydrofmu.moorings.kernel"]
+
+
+def test_cli_replay_kernel_option(tmp_path: Path, capsys, fresh_kernel) -> None:
+    from hydrofmu.cli import main
+
+    fresh_kernel.setattr(kernel, "_builder", build_library)
+    motion = tmp_path / "motion.csv"
+    t = np.arange(0.0, 1.0 + 1e-9, 0.25)
+    motion.write_text("t,point2.x,point2.y,point2.z\n" + "".join(
+        f"{ti},{0.5 * ti},0.0,-10.0\n" for ti in t))
+    lines = DATA / "chain_1line.txt"
+    tables = {}
+    for k in ("c", "numpy"):
+        out = tmp_path / f"{k}.csv"
+        assert main(["mooring", "replay", str(lines), str(motion), "-o", str(out), "--quiet",
+                     "--kernel", k]) == 0
+        tables[k] = np.genfromtxt(out, delimiter=",", skip_header=1)
+    # as the replay test above: 1e-9 of each column's peak
+    scale = np.max(np.abs(tables["numpy"]), axis=0)
+    assert np.all(np.abs(tables["c"] - tables["numpy"]) <= 1e-9 * scale)
+    # auto without a usable library: numpy, and the command says so on stderr
+    fresh_kernel.setattr(kernel, "_builder", None)
+    kernel._loaded.clear()
+    capsys.readouterr()
+    assert main(["mooring", "replay", str(lines), str(motion), "-o",
+                 str(tmp_path / "auto.csv"), "--quiet"]) == 0
+    assert "numpy kernel runs" in capsys.readouterr().err
+    assert main(["mooring", "replay", str(lines), str(motion), "-o",
+                 str(tmp_path / "c2.csv"), "--quiet", "--kernel", "c"]) == 2
+    assert "kernel 'c' requested" in capsys.readouterr().err
 
 
 def test_forced_numpy_runs_numpy_and_says_so_once(fresh_kernel, caplog) -> None:
