@@ -3,7 +3,8 @@
 :class:`~hydrofmu.moorings.lines.LineSystem` evaluates its derivative either in numpy
 (always available) or in ``line_kernel.c``, a plain C99 transcription of the same physics
 compiled into a shared library and called through :mod:`ctypes`. The choice
-(``mooring.kernel``, :data:`KERNELS`): ``"auto"`` (default) uses the library when one loads
+(``kernel`` of a ``[[moorings]]`` moordyn entry, ``--kernel`` of the replay,
+:data:`KERNELS`): ``"auto"`` (default) uses the library when one loads
 and falls back to numpy otherwise, with one logged note; ``"c"`` requires the library;
 ``"numpy"`` never loads it.
 
