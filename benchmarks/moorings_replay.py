@@ -7,14 +7,19 @@ Usage::
 For each test file (``tests/data/moorings/chain_1line.txt``: 1 chain of 20 segments;
 ``body_3lines.txt``: 3 chains of 20 segments on a coupled body; ``clump_2lines.txt``: 2
 chains of 10 segments joined by a free point) and scheme, the same motion
-(6 m surge at 10 s period, sampled every 0.1 s) is replayed by hydrofmu (numpy) and by
-MoorDyn-C through the ``moordyn`` package, with the same segments, scheme and ``dtM``.
+(6 m surge at 10 s period, sampled every 0.1 s) is replayed, in the same run, by hydrofmu
+with the numpy line kernel, with the compiled kernel (``moorings/line_kernel.c``) one Python
+scheme step at a time, with the compiled kernel stepping whole sample intervals in C (the
+replay's default for explicit Runge-Kutta schemes), and by MoorDyn-C through the
+``moordyn`` package, with the same segments, scheme and ``dtM``.
 MoorDyn-C is driven the way its own drivers do: one ``Step`` call per sample, MoorDyn
 sub-stepping at ``dtM`` inside (the coupled objects extrapolated linearly within the
 sample). Initial conditions are timed apart (hydrofmu's replay is timed from a solved
 initial state). Each time is the least of ``--repeat`` runs (the machine may be shared);
 hydrofmu's CPU seconds are given too. MoorDyn runs in a subprocess (its binding can crash the
-interpreter at exit). Also reported: the cost of one ``LineSystem.derivative``.
+interpreter at exit). Also reported: the cost of one ``LineSystem.derivative`` with each
+kernel, and MoorDyn-C's wall time per derivative evaluation (its replay wall time over
+steps x stages: an upper bound, it includes its stepping).
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ def main() -> None:
     from hydrofmu.moorings.equilibrium import initial_state
     from hydrofmu.moorings.moordyn_input import read_moordyn
     from hydrofmu.moorings.replay import Replay, coupled_columns, read_motion
+    from hydrofmu.timeschemes import make_scheme
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=20.0)
@@ -76,8 +82,9 @@ def main() -> None:
     args = ap.parse_args()
     import hydrofmu.moorings.replay as replay_module
 
-    print(f"{'file':<18}{'scheme':<7}{'dtM':>7}{'nodes':>7}{'hydrofmu s':>12}{'(cpu s)':>9}"
-          f"{'MoorDyn-C s':>13}{'ratio':>7}{'IC ours/MD s':>15}{'f(x) us':>9}")
+    print(f"{'file':<18}{'scheme':<7}{'dtM':>7}{'nodes':>6}{'numpy s':>9}{'C s':>8}"
+          f"{'C+steps s':>10}{'MD-C s':>8}{'ratios np/C/C+st':>19}{'IC ours/MD s':>14}"
+          f"{'f us np/C/MD':>15}")
     for name in ("chain_1line.txt", "body_3lines.txt", "clump_2lines.txt"):
         for scheme in args.schemes:
             dtm = {"rk2": 0.001, "rk4": 0.002}.get(scheme, 0.001)
@@ -90,24 +97,30 @@ def main() -> None:
                 motion = Path(tmp) / "motion.csv"
                 write_motion(motion, coupled_columns(model), args.duration)
                 t, coords = read_motion(motion, model)
-                rep = Replay(model=model, t=t, coords=coords)
+                reps = {"numpy": Replay(model=model, t=t, coords=coords, kernel="numpy"),
+                        "c": Replay(model=model, t=t, coords=coords, kernel="c"),
+                        "c+steps": Replay(model=model, t=t, coords=coords, kernel="c")}
+                reps["c"].compiled_steps = False
+                rep = reps["numpy"]
                 p0, _ = rep.kinematics(0.0)
                 t0 = time.perf_counter()
                 x, info = initial_state(rep.system, p0)
                 ic = time.perf_counter() - t0
                 solved = replay_module.initial_state
                 replay_module.initial_state = lambda s, p, x=x, info=info: (x.copy(), dict(info))
-                ours, cpu = [], []
+                ours: dict[str, list[float]] = {k: [] for k in reps}
                 try:
-                    for _ in range(args.repeat):
-                        t0, c0 = time.perf_counter(), time.process_time()
-                        rep.run()
-                        ours.append(time.perf_counter() - t0)
-                        cpu.append(time.process_time() - c0)
+                    for _ in range(args.repeat):  # interleaved: the same load for each
+                        for key, r in reps.items():
+                            t0 = time.perf_counter()
+                            r.run()
+                            ours[key].append(time.perf_counter() - t0)
                 finally:
                     replay_module.initial_state = solved
-                deriv = min(timeit.repeat("f(0.0, x, p, 0 * p)", number=2000, repeat=3, globals={
-                    "f": rep.system.derivative, "x": x, "p": p0})) / 2000 * 1e6
+                deriv = {k: min(timeit.repeat("f(0.0, x, p, 0 * p)", number=2000, repeat=3,
+                                              globals={"f": reps[k].system.derivative,
+                                                       "x": x, "p": p0})) / 2000 * 1e6
+                         for k in ("numpy", "c")}
                 md, md_ic = [], []
                 for _ in range(args.repeat):
                     out = subprocess.run([sys.executable, "-c", MOORDYN_SCRIPT, str(lines),
@@ -115,10 +128,16 @@ def main() -> None:
                                          env={**os.environ}, check=True).stdout.split()
                     md_ic.append(float(out[-2]))  # its banner comes first
                     md.append(float(out[-1]))
-                print(f"{name:<18}{scheme:<7}{dtm:>7}{rep.system.n_nodes:>7}{min(ours):>12.2f}"
-                      f"{min(cpu):>9.2f}{min(md):>13.3f}{min(ours) / min(md):>7.1f}"
-                      f"{ic:>8.2f}/{min(md_ic):<6.2f}{deriv:>9.0f}")
-
+                sch = make_scheme(scheme)  # evaluations per step (semi-implicit: N)
+                stages = getattr(sch, "stages", None) or getattr(sch, "substeps", 1)
+                n_steps = round(args.duration / dtm)
+                md_f = min(md) / (n_steps * stages) * 1e6
+                best = {k: min(v) for k, v in ours.items()}
+                ratios = "/".join(f"{best[k] / min(md):.1f}" for k in ("numpy", "c", "c+steps"))
+                print(f"{name:<18}{scheme:<7}{dtm:>7}{rep.system.n_nodes:>6}"
+                      f"{best['numpy']:>9.3f}{best['c']:>8.3f}{best['c+steps']:>10.3f}"
+                      f"{min(md):>8.3f}{ratios:>19}{ic:>8.2f}/{min(md_ic):<5.2f}"
+                      f"{deriv['numpy']:>6.0f}/{deriv['c']:.1f}/{md_f:.1f}")
 
 if __name__ == "__main__":
     main()

@@ -66,6 +66,7 @@ RUNTIME_MODULES: list[str] = [
     "fmi_access.py",
     "lti.py",
     "linear_model.py",
+    "moorings/kernel.py",
 ]
 
 #: Third-party packages the run-time modules may import (besides the standard library).

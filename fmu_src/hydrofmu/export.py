@@ -267,6 +267,7 @@ def build_fmu(
         staging = Path(tmp) / "resources"
         staging.mkdir()
         package = stage_runtime_package(staging, root=PACKAGE_ROOT)
+        _bundle_line_kernel(config, staging / package)
         save_model(staging / MODEL_FILE, {"bodies": list(bodies), "config": config})
         script_module = f"{model_name}_{package[len(PACKAGE_PREFIX) :]}"
         script = staging / f"{script_module}.py"
@@ -321,6 +322,27 @@ def build_fmu(
         shutil.copyfile(built, partial)
         os.replace(partial, out)
     return out
+
+
+def _bundle_line_kernel(config: dict[str, Any], package_dir: Path) -> None:
+    """Compile the mooring line kernel into the staged package (for this platform) when a
+    MoorDyn mooring may use it; without a compiler the FMU runs the numpy kernel (a
+    warning), unless a mooring asks for ``kernel = "c"`` (an error)."""
+    kernels = {m.get("kernel", "auto") for m in config.get("moorings", [])
+               if m.get("type") == "moordyn"}
+    if not kernels - {"numpy"}:
+        return
+    from .errors import OptionalDependencyError
+    from .moorings.kernel_build import bundle_library
+
+    try:
+        bundle_library(package_dir)
+    except (OptionalDependencyError, ExportError) as exc:
+        if "c" in kernels:
+            raise ExportError(f"[[moorings]] kernel = 'c' needs the compiled line kernel: "
+                              f"{exc}", value="c") from exc
+        warnings.warn(f"the FMU's mooring lines will run the numpy kernel (slower): {exc}",
+                      stacklevel=3)
 
 
 def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any]) -> None:

@@ -286,3 +286,43 @@ def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
                 z.writestr(info, members[info.filename])
     partial.replace(fmu)
     return real
+
+
+def compile_shared_library(source: str | Path, output: str | Path, *,
+                           flags: tuple[str, ...] = ()) -> Path:
+    """Compile one C file into a shared library with :func:`c_compiler` (build time).
+
+    The library is written under a temporary name beside ``output`` and moved into place,
+    so that two processes compiling at once never load a half-written file. Strict IEEE
+    arithmetic (``-O2 -ffp-contract=off``, no fast-math): a compiled kernel must give the
+    numpy model's numbers to round-off.
+
+    Raises
+    ------
+    OptionalDependencyError
+        No C compiler.
+    ExportError
+        The compilation failed (the compiler's message is included).
+    """
+    import os
+
+    compiler = c_compiler()
+    if compiler is None:
+        raise OptionalDependencyError(
+            "no C compiler (cc, gcc, $CC or the ziglang package) was found; fix: pip install "
+            "'hydrofmu[native]' (the ziglang compiler, a PyPI wheel)", value="cc")
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(f".{out.name}.{os.getpid()}.partial")
+    command = [*compiler, "-shared", "-fPIC", "-O2", "-ffp-contract=off", "-std=c99", *flags,
+               "-o", str(partial), str(source), "-lm"]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise ExportError(
+                f"compiling {Path(source).name} with {' '.join(compiler)} failed: "
+                f"{proc.stderr.strip()}", value=proc.stderr)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+    return out

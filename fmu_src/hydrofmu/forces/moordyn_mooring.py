@@ -8,6 +8,8 @@ Configuration::
     body = "body"                          # the hydrofmu body the Coupled objects ride on
     reference_point = [0.0, 0.0, 0.0]      # m, that body's reference point in the file's
                                            # frame at zero displacement (default: origin)
+    kernel = "auto"                        # the lines' derivative: "auto" (compiled C when
+                                           # it loads, else numpy), "c" or "numpy"
 
 The file is read when the configuration is resolved (at export) and its text embedded in
 the configuration (key ``text``), so the FMU never reads the user's file.
@@ -52,6 +54,7 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..moorings.equilibrium import initial_state
 from ..moorings.frames import rotation
+from ..moorings.kernel import unavailable_reason
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
 from ..parts import Context, ModelInfo, Part, Port
@@ -63,7 +66,7 @@ from .mooring_common import (
     tension_ports,
 )
 
-_KEYS = ("type", "file", "text", "body", "reference_point")
+_KEYS = ("type", "file", "text", "body", "reference_point", "kernel")
 
 #: Courant number of the lines' own stable step (MoorDyn-C's default CFL, 0.5).
 LINE_CFL = 0.5
@@ -116,7 +119,11 @@ class MoorDynPart(Part):
                               f"{opts.get('reference_point')!r}", value=ref.tolist())
         self.ref = ref
         md = parse_moordyn(opts["text"], path=Path(str(opts.get("file", "lines.txt"))))
-        self.system = LineSystem(model=md)
+        kernel = opts.get("kernel", "auto")
+        if not isinstance(kernel, str):
+            raise ConfigError(f"{where}: kernel must be 'auto', 'c' or 'numpy', got "
+                              f"{kernel!r}", value=kernel)
+        self.system = LineSystem(model=md, kernel=kernel)
         if not md.lines:
             raise ConfigError(f"{where}: the file has no LINES", value=None)
         sysm = self.system
@@ -144,7 +151,9 @@ class MoorDynPart(Part):
             f"mooring: MoorDyn file {opts.get('file', '')!s} on '{body}': {self.n_lines} "
             f"line(s), {sysm.n_states} states, initial equilibrium by {info['method']}, "
             f"fairlead tensions {np.round(ten[0::2], 1).tolist()} N, own stable step "
-            f"{self._stable_step:.3g} s")
+            f"{self._stable_step:.3g} s, {sysm.kernel} kernel"
+            + (f" (the compiled one is not available: {unavailable_reason()})"
+               if kernel == "auto" and sysm.kernel == "numpy" else ""))
 
     def _own_step(self, md) -> float:
         """MoorDyn's CFL step on the segments' axial wave speed, and no more than

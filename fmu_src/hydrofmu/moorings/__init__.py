@@ -12,15 +12,22 @@
   it imports :mod:`.lines`, never the reverse).
 - :mod:`.frames` — roll-pitch-yaw rotation (run time).
 - :mod:`.replay` — ``hydrofmu mooring replay``: lines driven by a prescribed motion.
+- :mod:`.kernel` — the compiled derivative (``line_kernel.c``) through ctypes, numpy as the
+  fallback (run time); :mod:`.kernel_build` compiles it (build time; registered below, so
+  that the installed package compiles the kernel on first use; an FMU never does).
 
 Run-time modules import only each other, numpy and the standard library (and
 ``..errors``, ``..timeschemes``).
 """
 
+from . import kernel as _kernel
 from .catenary import Catenary, CatenaryError, CatenarySolution
+from .kernel_build import build_library as _build_library
 from .lines import LineSystem
 from .moordyn_input import MoorDynInputError, MoorDynModel, parse_moordyn, read_moordyn
 from .quasistatic import CatenaryMooring
+
+_kernel.set_builder(_build_library)
 
 __all__ = [
     "Catenary",

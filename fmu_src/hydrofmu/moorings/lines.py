@@ -26,6 +26,7 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError
 from .frames import rotation
+from .kernel import select_kernel
 from .line_layout import Environment, LineLayout
 from .moordyn_model import MoorDynModel
 
@@ -47,9 +48,14 @@ class LineSystem(LineLayout):
     ----------
     model
         The file read by :func:`~hydrofmu.moorings.moordyn_input.read_moordyn`.
+    kernel
+        ``"auto"`` (default): the compiled kernel (:mod:`~hydrofmu.moorings.kernel`,
+        ``line_kernel.c``, the same physics) when its library loads, else numpy with one
+        logged note; ``"c"``: the compiled kernel or a :class:`~hydrofmu.errors.ConfigError`;
+        ``"numpy"``: numpy only. :attr:`kernel` tells which one runs.
     """
 
-    def __init__(self, *, model: MoorDynModel) -> None:
+    def __init__(self, *, model: MoorDynModel, kernel: str = "auto") -> None:
         super().__init__(model=model)
         env = self.env
         self._cp_index = np.array(self.coupled_points, dtype=int)
@@ -87,6 +93,9 @@ class LineSystem(LineLayout):
                 k = self.coupled_bodies.index(bi) if body.kind == "coupled" else -1
                 self._body_groups.append((k, np.array(body.pose, dtype=float), idx,
                                           self.point_r0[idx]))
+        self._ck = select_kernel(self, kernel)
+        #: The kernel that evaluates the derivative: ``"c"`` or ``"numpy"``.
+        self.kernel = "numpy" if self._ck is None else "c"
 
     # -- kinematics of the points -------------------------------------------------------------
     def point_kinematics(
@@ -248,6 +257,9 @@ class LineSystem(LineLayout):
         coupled_positions, coupled_velocities
             Coupled degrees of freedom, shape (n_coupled_dof,).
         """
+        if self._ck is not None:
+            return self._ck.run_checked(self, x, coupled_positions, coupled_velocities,
+                                        False).copy()
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
@@ -296,6 +308,10 @@ class LineSystem(LineLayout):
     ) -> tuple[Array, dict]:
         """:meth:`derivative` and :meth:`evaluate` from one evaluation of the node forces
         (``point_f`` is ``None`` unless ``points`` or there are free points)."""
+        if self._ck is not None:
+            points = points or bool(self.n_free)
+            out = self._ck.run_checked(self, x, coupled_positions, coupled_velocities, points)
+            return out.copy(), self._ck.evaluation(self, points)
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
@@ -323,6 +339,9 @@ class LineSystem(LineLayout):
 
     def evaluate(self, x: Array, coupled_positions: Array, coupled_velocities: Array) -> dict:
         """Everything an output needs at state ``x``: nodes, node and point forces."""
+        if self._ck is not None:
+            self._ck.run_checked(self, x, coupled_positions, coupled_velocities, True)
+            return self._ck.evaluation(self, True)
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)

@@ -6,7 +6,10 @@ C1 piecewise-cubic Hermite interpolant (slopes from three-point finite differenc
 non-uniform samples; one-sided at the ends); the velocity given to the lines is the
 interpolant's own derivative, so position and velocity are consistent. The time scheme and
 ``dtM`` come from the file's OPTIONS (``rk2`` by default, as MoorDyn); each sample interval is
-split into equal steps no longer than ``dtM``.
+split into equal steps no longer than ``dtM``. With the compiled line kernel and an explicit
+Runge-Kutta scheme or MoorDyn's ``beulerN``/``midpointN``, each sample interval is integrated
+in one C call (:mod:`~hydrofmu.moorings.kernel_stepper`: the same scheme constants, motion
+and derivative).
 
 MOTION.csv: a column ``t`` (s) and, per coupled point ``k`` (its ID in the file),
 ``point<k>.x``, ``point<k>.y``, ``point<k>.z`` (m, the file's global frame); per coupled body
@@ -32,6 +35,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from .equilibrium import initial_state
+from .kernel_stepper import CompiledSteps
 from .lines import LineSystem
 from .moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
 
@@ -152,11 +156,18 @@ class Replay:
         The MoorDyn file.
     t, coords
         Motion samples, shapes (n,) and (n, n_coupled_dof) (bodies' angles in rad).
+    kernel
+        The lines' derivative: ``"auto"``, ``"c"`` or ``"numpy"`` (see
+        :mod:`~hydrofmu.moorings.kernel`).
     """
 
-    def __init__(self, *, model: MoorDynModel, t: Array, coords: Array) -> None:
+    def __init__(self, *, model: MoorDynModel, t: Array, coords: Array,
+                 kernel: str = "auto") -> None:
         self.model = model
-        self.system = LineSystem(model=model)
+        self.system = LineSystem(model=model, kernel=kernel)
+        #: With the C kernel and a scheme it can step, whole sample intervals in C
+        #: (:mod:`~hydrofmu.moorings.kernel_stepper`); False: one Python call a step.
+        self.compiled_steps = True
         self.motion = HermiteMotion(t=t, values=coords)
         nb = sum(b.kind == "coupled" for b in model.bodies)
         self._body_slices = [slice(6 * k, 6 * k + 6) for k in range(nb)]
@@ -224,12 +235,18 @@ class Replay:
             ev = s.evaluate(y, pos, vel)
             return [t, *s.coupled_from(ev, pos), *self.channels(ev)]
 
+        stepper = None  # the C kernel and a scheme it can step: whole intervals in C
+        if self.compiled_steps and CompiledSteps.applies(s, scheme):
+            stepper = CompiledSteps(system=s, scheme=scheme, motion=self.motion,
+                                 n_bodies=len(self._body_slices))
         rows = [row(float(ts[0]), x)]
         for i in range(ts.size - 1):
             t0, t1 = float(ts[i]), float(ts[i + 1])
             n = max(1, math.ceil((t1 - t0) / o.dtM - 1e-9))
             h = (t1 - t0) / n
-            for k in range(n):
+            if stepper is not None:
+                x = stepper.advance(x, t0, h, n)
+            for k in range(n if stepper is None else 0):
                 x = scheme.step(f, t0 + k * h, x, h)
             rows.append(row(t1, x))
             if progress is not None:
@@ -239,11 +256,11 @@ class Replay:
 
 
 def replay_file(lines: str | Path, motion: str | Path, output: str | Path, *,
-                quiet: bool = False) -> Path:
+                quiet: bool = False, kernel: str = "auto") -> Path:
     """The ``hydrofmu mooring replay`` command: read, replay, write OUT.csv."""
     model = read_moordyn(lines)
     t, coords = read_motion(motion, model)
-    rep = Replay(model=model, t=t, coords=coords)
+    rep = Replay(model=model, t=t, coords=coords, kernel=kernel)
     start = time.perf_counter()
     state = {"next": 0.1}
 
@@ -255,6 +272,9 @@ def replay_file(lines: str | Path, motion: str | Path, output: str | Path, *,
 
     for note in model.notes:
         print(f"note: {note}", file=sys.stderr)
+    if kernel == "auto" and rep.system.kernel == "numpy":
+        print("note: the compiled line kernel is not available, the numpy kernel runs "
+              "(slower; --kernel c says why)", file=sys.stderr)
     header, table, info = rep.run(progress=None if quiet else progress)
     if not info["converged"]:
         print(f"warning: the initial equilibrium did not converge ({info})", file=sys.stderr)
@@ -272,7 +292,7 @@ def _replay_command(args) -> int:
     out = Path(args.output)
     if out.exists() and not args.force:
         raise ConfigError(f"{out} exists; choose another path or pass --force", value=str(out))
-    path = replay_file(args.lines, args.motion, out, quiet=args.quiet)
+    path = replay_file(args.lines, args.motion, out, quiet=args.quiet, kernel=args.kernel)
     print(f"wrote {path}")
     return 0
 
@@ -291,4 +311,7 @@ def add_mooring_commands(sub) -> None:
     r.add_argument("-o", "--output", required=True, help="CSV file to write")
     r.add_argument("--force", action="store_true", help="overwrite an existing output")
     r.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    r.add_argument("--kernel", choices=("auto", "c", "numpy"), default="auto",
+                   help="line derivative: compiled C (compiled on first use into the cache "
+                   "folder), numpy, or auto (C when it loads, else numpy); default auto")
     r.set_defaults(func=_replay_command)
