@@ -68,6 +68,18 @@ static double dot3(const double *x, const double *y) {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
 }
 
+/* Morison drag of one node with unit tangent q and velocity v (no current): normal and
+ * tangential parts, each c |v_part| v_part with c = cn, ct (N s^2/m^2), subtracted from f. */
+static void morison_drag(double *f, const double *v, const double *q, double cn, double ct) {
+    double u = dot3(v, q), vpar[3], vperp[3], sp;
+    int k;
+    for (k = 0; k < 3; k++) { vpar[k] = u * q[k]; vperp[k] = v[k] - vpar[k]; }
+    sp = sqrt(dot3(vperp, vperp)) * cn;
+    for (k = 0; k < 3; k++) f[k] -= sp * vperp[k];
+    sp = fabs(u) * ct;
+    for (k = 0; k < 3; k++) f[k] -= sp * vpar[k];
+}
+
 /* Rz(yaw) Ry(pitch) Rx(roll), as hydrofmu.moorings.frames.rotation. */
 static void rotation(const double *ang, double R[9]) {
     double cr = cos(ang[0]), sr = sin(ang[0]);
@@ -191,19 +203,14 @@ static void node_forces(const hf_lines *L, double drag_scale, int compression) {
             fnet[3 * i + 2] += L->wz_full[i];
         }
         for (i = 0; i < nn; i++) {
-            double cn, ct, u, vpar[3], vperp[3], sp;
+            double cn, ct;
             const double *vi = v + 3 * i, *qi = q + 3 * i;
             if (drag_scale == 1.0) { cn = L->cn_full[i]; ct = L->ct_full[i]; }
             else {
                 double shared = shared_c * L->n_len[i];
                 cn = L->cdn_d[i] * shared; ct = L->cdt_d[i] * shared;
             }
-            u = dot3(vi, qi);
-            for (k = 0; k < 3; k++) { vpar[k] = u * qi[k]; vperp[k] = vi[k] - vpar[k]; }
-            sp = sqrt(dot3(vperp, vperp)) * cn;
-            for (k = 0; k < 3; k++) fnet[3 * i + k] -= sp * vperp[k];
-            sp = fabs(u) * ct;
-            for (k = 0; k < 3; k++) fnet[3 * i + k] -= sp * vpar[k];
+            morison_drag(fnet + 3 * i, vi, qi, cn, ct);
         }
     } else {
         /* submergence of each segment (surface z = 0): linear in the ends' depth */
@@ -221,19 +228,14 @@ static void node_forces(const hf_lines *L, double drag_scale, int compression) {
             double left = L->node_left[i] >= 0 ? L->seg_sub[L->node_left[i]] : 0.0;
             double right = L->node_right[i] >= 0 ? L->seg_sub[L->node_right[i]] : 0.0;
             double sub = 0.5 * (left + right), vol = sub * L->n_area[i];
-            double cn, ct, u, vpar[3], vperp[3], sp, shared;
+            double cn, ct, shared;
             const double *vi = v + 3 * i, *qi = q + 3 * i;
             fnet[3 * i + 2] -= L->g * (L->n_m[i] - L->rho * vol);
             L->a[i] = L->n_m[i] + L->rho * vol * L->n_can[i];
             L->b[i] = L->rho * vol * (L->n_cat[i] - L->n_can[i]);
             shared = shared_c * sub;
             cn = L->cdn_d[i] * shared; ct = L->cdt_d[i] * shared;
-            u = dot3(vi, qi);
-            for (k = 0; k < 3; k++) { vpar[k] = u * qi[k]; vperp[k] = vi[k] - vpar[k]; }
-            sp = sqrt(dot3(vperp, vperp)) * cn;
-            for (k = 0; k < 3; k++) fnet[3 * i + k] -= sp * vperp[k];
-            sp = fabs(u) * ct;
-            for (k = 0; k < 3; k++) fnet[3 * i + k] -= sp * vpar[k];
+            morison_drag(fnet + 3 * i, vi, qi, cn, ct);
         }
     }
     /* seabed */
