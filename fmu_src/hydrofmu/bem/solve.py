@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -15,38 +14,10 @@ import numpy as np
 import xarray as xr
 
 from ..errors import HydroDataError, require
+from ..progress import Progress
 from .mesh import build_bodies
 from .spec import BEMSpec
 from .symmetry import symmetric_body, symmetric_engine, uses_axial
-
-
-class _Progress:
-    """tqdm over the problems if installed, else a plain counter on stderr."""
-
-    def __init__(self, total: int, *, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled
-        self._bar = None
-        if enabled:
-            try:
-                from tqdm import tqdm
-
-                self._bar = tqdm(total=total, unit="problem", desc="BEM", file=sys.stderr)
-            except ImportError:
-                self._bar = None
-
-    def update(self, n: int) -> None:
-        self.done += n
-        if self._bar is not None:
-            self._bar.update(n)
-        elif self.enabled:
-            print(f"\rBEM: {self.done}/{self.total} problems", end="", file=sys.stderr,
-                  flush=True)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
 
 
 def radiation_omegas(spec: BEMSpec) -> list[float]:
@@ -96,7 +67,8 @@ def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
             for beta in spec.headings)
     solver = (cpt.BEMSolver(method=spec.method) if engine is None
               else cpt.BEMSolver(method=spec.method, engine=engine))
-    bar = _Progress(sum(len(g) for g in groups.values()), enabled=progress)
+    bar = Progress(sum(len(g) for g in groups.values()), enabled=progress, unit="problem",
+                   desc="BEM")
     results: list[Any] = []
     try:
         for problems in groups.values():

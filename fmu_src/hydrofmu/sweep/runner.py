@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import ConfigError, ExportError, require
+from ..progress import Progress
 from .stats import (
     annual_energy_production,
     parameter_settings,
@@ -176,32 +176,6 @@ def _build(config: Path, workdir: Path) -> tuple[bytes, dict[str, str], list[str
     return fmu.read_bytes(), params, outputs, float(cfg["simulation"]["output_interval"])
 
 
-class _Bar:
-    def __init__(self, total: int, enabled: bool) -> None:
-        self._bar, self.enabled, self.done, self.total = None, enabled, 0, total
-        if enabled:
-            try:
-                from tqdm import tqdm
-
-                self._bar = tqdm(total=total, unit="sea state", desc="sweep", file=sys.stderr)
-            except ImportError:
-                self._bar = None
-
-    def update(self) -> None:
-        self.done += 1
-        if self._bar is not None:
-            self._bar.update(1)
-        elif self.enabled:
-            print(f"\rsweep: {self.done}/{self.total} sea states", end="", file=sys.stderr,
-                  flush=True)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-        elif self.enabled:
-            print(file=sys.stderr)
-
-
 def _client(options: SweepOptions) -> tuple[Any, Any]:
     distributed = require("distributed", "sweep")
     if options.scheduler is not None:
@@ -234,7 +208,7 @@ def _compute(todo: list[int], table: SeaStateTable, fmu: bytes, h: float,
                           pure=False)
             for i in todo
         ]
-        bar = _Bar(len(futures), options.progress)
+        bar = Progress(len(futures), enabled=options.progress, unit="sea state", desc="sweep")
         try:
             for future in distributed.as_completed(futures):
                 on_result(future.result())
