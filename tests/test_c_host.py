@@ -140,22 +140,28 @@ def runs(host: Path, fmus: dict[str, Path], tmp_path_factory: pytest.TempPathFac
     }
 
 
-@pytest.fixture(scope="module")
-def fmpy_heave(fmus: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
-    """The same run (input set in initialization mode and before every step) in fmpy."""
+def heave_series(fmu: Path, folder: Path) -> np.ndarray:
+    """Heave of ``fmu`` driven by fmpy in a subprocess (unpacked under ``folder``), with
+    ``F_PTO`` set in initialization mode and before every step."""
     result = drive(
         "series",
         {
-            "fmu": str(fmus["plain"]),
+            "fmu": str(fmu),
             "start": {"body.F_pto[3]": F_PTO},
             "inputs": {"body.F_pto[3]": F_PTO},
             "steps": STEPS,
             "dt": DT,
             "outputs": ["body.pose[3]"],
         },
-        tmp_path_factory.mktemp("c_host_fmpy"),
+        folder,
     )
     return np.array(result["outputs"]["body.pose[3]"])
+
+
+@pytest.fixture(scope="module")
+def fmpy_heave(fmus: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
+    """The same run (input set in initialization mode and before every step) in fmpy."""
+    return heave_series(fmus["plain"], tmp_path_factory.mktemp("c_host_fmpy"))
 
 
 @pytest.mark.parametrize("way", ["preload", "linked", "non-ascii"])
@@ -198,20 +204,9 @@ def test_linked_fmu_runs_in_fmpy(
     fmus: dict[str, Path], fmpy_heave: np.ndarray, tmp_path: Path
 ) -> None:
     """The patched binary still runs in a Python host (libpython is the host's own)."""
-    result = drive(
-        "series",
-        {
-            "fmu": str(fmus["linked"]),
-            "start": {"body.F_pto[3]": F_PTO},
-            "inputs": {"body.F_pto[3]": F_PTO},
-            "steps": STEPS,
-            "dt": DT,
-            "outputs": ["body.pose[3]"],
-        },
-        tmp_path,
-    )
     # Same model and code as the plain FMU: identical to round-off.
-    np.testing.assert_allclose(result["outputs"]["body.pose[3]"], fmpy_heave, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(heave_series(fmus["linked"], tmp_path), fmpy_heave,
+                               rtol=0, atol=1e-12)
 
 
 def test_percent_in_log_message_reaches_a_printf_host_intact(
@@ -254,17 +249,6 @@ def test_fmu_runs_in_fmpy_under_a_non_ascii_path(
         assert "binaries/linux64/HydroFMU_pythonfmu.so" in z.namelist()  # the shim is in
     folder = tmp_path / "tëst ü"
     folder.mkdir()
-    result = drive(
-        "series",
-        {
-            "fmu": str(fmus["plain"]),
-            "start": {"body.F_pto[3]": F_PTO},
-            "inputs": {"body.F_pto[3]": F_PTO},
-            "steps": STEPS,
-            "dt": DT,
-            "outputs": ["body.pose[3]"],
-        },
-        folder,
-    )
     # The same model as the reference run (unpacked under an ASCII path): same floats.
-    np.testing.assert_allclose(result["outputs"]["body.pose[3]"], fmpy_heave, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(heave_series(fmus["plain"], folder), fmpy_heave,
+                               rtol=0, atol=1e-12)
