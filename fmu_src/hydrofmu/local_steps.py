@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .parts import Context, Part
+from .rhs import stage_context
 from .schemes.local import PartitionedRHS
 
 #: Natural periods of the bodies per own stable step (local time steps).
@@ -139,10 +140,7 @@ class StatePartition:
             if any(p < n_body for p in parts):
                 out[:] = rhs(t, y)
                 return
-            ctx.t = t
-            ctx.s = t - t_grid
-            ctx.q, ctx.v = expand(y)
-            ctx.y = y
+            stage_context(ctx, t, t_grid, y, expand)
             for p in parts:
                 part = own[p - n_body]
                 out[part.state_slice] = part.derivative(ctx)

@@ -58,6 +58,28 @@ def state_matrices(part: Part, n: int) -> tuple[NDArray[np.float64], ...] | None
 DENSE_LIMIT = 9216
 
 
+def stage_context(ctx: Context, t: float, t_grid: float, y: NDArray[np.float64],
+                  expand: Callable) -> None:
+    """Fill ``ctx`` for a stage at time ``t`` (s) with state ``y``."""
+    ctx.t = t
+    ctx.s = t - t_grid
+    ctx.q, ctx.v = expand(y)
+    ctx.y = y
+
+
+def force_sum(forces: Sequence[Callable], ctx: Context) -> NDArray[np.float64] | None:
+    """Sum of the forces ``force(ctx)`` that are not ``None`` (a new array), or ``None``."""
+    total = None
+    for force in forces:
+        f = force(ctx)
+        if f is not None:
+            if total is None:
+                total = f.copy()
+            else:
+                total += f
+    return total
+
+
 def part_sum_rhs(ctx: Context, expand: Callable, forces: Sequence[Callable],
                  stateful: Sequence[Part], acc_map: NDArray[np.float64], nr: int,
                  t_grid: float, lag: NDArray[np.float64] | None) -> RHS:
@@ -83,18 +105,8 @@ def part_sum_rhs(ctx: Context, expand: Callable, forces: Sequence[Callable],
         The lagged added-mass force ``A_lag q''_prev``, shape (n,), or ``None``.
     """
     def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-        ctx.t = t
-        ctx.s = t - t_grid
-        ctx.q, ctx.v = expand(y)
-        ctx.y = y
-        total = None
-        for force in forces:
-            f = force(ctx)
-            if f is not None:
-                if total is None:
-                    total = f.copy()
-                else:
-                    total += f
+        stage_context(ctx, t, t_grid, y, expand)
+        total = force_sum(forces, ctx)
         if total is None:
             total = np.zeros(acc_map.shape[1])
         if lag is not None:
@@ -240,15 +252,8 @@ class LinearForm:
 
         def rhs_others(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
             out = rhs(t, y)
-            ctx.t = t
-            ctx.s = t - t_grid
-            ctx.q, ctx.v = expand(y)
-            ctx.y = y
-            total = None
-            for force in others:
-                f = force(ctx)
-                if f is not None:
-                    total = f if total is None else total + f
+            stage_context(ctx, t, t_grid, y, expand)
+            total = force_sum(others, ctx)
             if total is not None:
                 out[lo:hi] += acc_map @ total
             return out
