@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..hydrodata.model import HydroData
-from ..parts import FORCE_UNITS, Context, LinearSystem, ModelInfo, Part, Port
+from ..parts import FORCE_UNITS, Context, LinearSystem, Part, Port
 
 
 class PtoInputs(Part):
@@ -18,9 +18,6 @@ class PtoInputs(Part):
     channel = None
     feedthrough = True
     forcing = True
-
-    def __init__(self, *, model: ModelInfo) -> None:
-        super().__init__(model=model)
 
     @classmethod
     def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],
