@@ -236,15 +236,21 @@ def test_convolution_work_and_memory_do_not_grow_over_a_long_run() -> None:
 
 
 @pytest.mark.slow
-def test_linear_form_evaluations_per_step_are_constant() -> None:
-    """The state-space model: per communication step the same number of right-hand-side
-    evaluations (RK4: 4 per internal step) and of the forcing (3 distinct stage times),
-    in each of five blocks of 400 steps, with a state vector of fixed size."""
+@pytest.mark.parametrize("fused", [False, True], ids=["stagewise", "fused map"])
+def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
+    """The state-space model with RK4, in each of five blocks of 400 steps: stagewise, the
+    same number of evaluations of the forcing per communication step (3 distinct stage
+    times per internal step); through the scheme's linear map (schemes/linear_rk.py), none
+    at all, and one cached discretisation for the one step length. The state vector keeps
+    its size."""
     sim = _sim("state_space", **{"max_internal_step": 0.05})
     exc = sim.part("wave_excitation")
     counter = _Counter(exc.force)
     exc.force = counter
-    sim._assemble_linear()  # the linear form holds the bound methods: take the counter
+    sim._retuned()  # the linear form holds the bound methods: take the counter
+    fused_map = sim.scheme.advance.__self__
+    if not fused:
+        sim.scheme.advance = None  # the simulator's stagewise internal steps
     size = sim.y.size
     counts = []
     k = 0
@@ -255,8 +261,10 @@ def test_linear_form_evaluations_per_step_are_constant() -> None:
             k += 1
         counts.append(counter.calls - c0)
     # 2 internal steps per 0.1 s, 3 distinct stage times each (t, t + h/2, t + h)
-    assert counts == [400 * 2 * 3] * 5
+    assert counts == ([0] * 5 if fused else [400 * 2 * 3] * 5)
     assert sim.y.size == size
+    if fused:
+        assert len(fused_map._stepper._cache) == 1
 
 
 def test_a_large_jacobian_is_applied_from_its_nonzeros() -> None:

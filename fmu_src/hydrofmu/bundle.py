@@ -37,6 +37,7 @@ RUNTIME_MODULES: list[str] = [
     "forces/*.py",
     "parameters.py",
     "parts.py",
+    "part_linear.py",
     "layout.py",
     "constraints.py",
     "system.py",
@@ -66,6 +67,8 @@ RUNTIME_MODULES: list[str] = [
     "fmi_access.py",
     "lti.py",
     "linear_model.py",
+    "linear_stepper.py",
+    "outputs.py",
     "moorings/kernel.py",
 ]
 

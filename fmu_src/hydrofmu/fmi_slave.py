@@ -218,7 +218,7 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
             return False
         # A scheme that advances the whole interval at once (exact) takes one step of any
         # length: the work limit counts that one step.
-        dt = step_size if self._sim.scheme.advance is not None else self._sim.dt
+        dt = step_size if self._sim.scheme.one_step else self._sim.dt
         refusal = step_refusal(current_time, step_size, fmu_time=self._time,
                                max_internal_step=dt, limit=math.inf)
         if refusal:

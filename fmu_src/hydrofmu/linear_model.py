@@ -53,6 +53,15 @@ class LinearModel:
     nonlinear
         One line per part without a linear form (why, and the fix); empty when the whole
         model is linear. Those parts are left out of ``F``, ``G``, ``c``.
+    channel_force
+        The linear parts' forces summed per output channel (``None``: parts reported in
+        no channel), each as a map of ``z = [y, u, 1]``, shape (n, N + m + 1).
+    channel_sines
+        The same channels' sinusoidal forces, complex amplitudes at :attr:`omega`, shape
+        (n, k) each (``Re(S e^{i w t})`` times the ramp).
+    sine_columns
+        The columns of :attr:`omega` each part's :meth:`~hydrofmu.parts.Part.sinusoidal_forcing`
+        occupies, by the part's index in the simulator's parts.
     """
 
     f: NDArray[np.float64]
@@ -62,6 +71,14 @@ class LinearModel:
     forcing: NDArray[np.complex128]
     ramp_time: float = 0.0
     nonlinear: list[str] = field(default_factory=list)
+    channel_force: dict[str | None, NDArray[np.float64]] = field(default_factory=dict)
+    channel_sines: dict[str | None, NDArray[np.complex128]] = field(default_factory=dict)
+    sine_columns: dict[int, slice] = field(default_factory=dict)
+
+    @property
+    def linear(self) -> bool:
+        """Every part declared a linear form."""
+        return not self.nonlinear
 
 
 def _add(target: NDArray[Any], rows: slice, cols: slice | None, value: Any,
@@ -87,53 +104,66 @@ def assemble(sim: Any) -> LinearModel:
     n, nr = sim.n, sim.nr
     big_n = sim.y.size
     m = sim.u.size
+    nz = big_n + m + 1
     basis = sim.constraints.basis
     acc = sim._acc_map  # (nr, n): the reduced acceleration of a full force
-    # The force as a linear map of y and u: force = pf @ y + hf @ u + f0 (+ sinusoids).
-    pf = np.zeros((n, big_n))
-    hf = np.zeros((n, m))
-    f0 = np.zeros(n)
+    # Each channel's force as a linear map of z = [y, u, 1] (+ sinusoids).
+    channel_force: dict[str | None, NDArray[np.float64]] = {}
     f = np.zeros((big_n, big_n))
     g = np.zeros((big_n, m))
     q_cols, v_cols = slice(0, nr), slice(nr, 2 * nr)
+    u_cols = slice(big_n, big_n + m)
     omegas: list[NDArray[np.float64]] = []
-    coefs: list[NDArray[np.complex128]] = []
+    sines: list[tuple[str | None, NDArray[np.complex128]]] = []
+    sine_columns: dict[int, slice] = {}
     ramps: set[float] = set()
     nonlinear: list[str] = []
-    for part in sim.parts:
+    k_total = 0
+    for index, part in enumerate(sim.parts):
         lin = part.linear_system()
         if lin is None:
             nonlinear.append(part.why_not_linear())
             continue
         xs, us = part.state_slice, part.input_slice
+        pf = channel_force.setdefault(part.channel, np.zeros((n, nz)))
         _add(pf, slice(None), q_cols, lin.force_q, basis)
         _add(pf, slice(None), v_cols, lin.force_v, basis)
         _add(pf, slice(None), xs, lin.force_x)
-        _add(hf, slice(None), us, lin.force_u)
-        _add(f0, slice(None), None, lin.f0)
+        _add(pf, slice(None), slice(big_n + us.start, big_n + us.stop), lin.force_u)
+        _add(pf, slice(None), nz - 1, lin.f0)
         _add(f, xs, q_cols, lin.state_q, basis)
         _add(f, xs, v_cols, lin.state_v, basis)
         _add(f, xs, xs, lin.state_x)
         _add(g, xs, us, lin.state_u)
         sine = part.sinusoidal_forcing()
         if sine is not None and np.asarray(sine.omega).size:
-            omegas.append(np.asarray(sine.omega, dtype=float).reshape(-1))
-            coefs.append(np.asarray(sine.coefficients, dtype=complex).reshape(-1, n))
+            w = np.asarray(sine.omega, dtype=float).reshape(-1)
+            omegas.append(w)
+            sines.append((part.channel,
+                          np.asarray(sine.coefficients, dtype=complex).reshape(-1, n)))
+            sine_columns[index] = slice(k_total, k_total + w.size)
+            k_total += w.size
             ramps.add(float(sine.ramp_time))
     if len(ramps) > 1:
         raise ConfigError(f"the parts' sinusoidal forcings have different ramp times "
                           f"{sorted(ramps)} s; one ramp is supported", value=sorted(ramps))
+    channel_sines = {ch: np.zeros((n, k_total), dtype=complex) for ch in channel_force}
+    for (ch, coef), cols in zip(sines, sine_columns.values(), strict=True):
+        channel_sines[ch][:, cols] += coef.T
+    total = sum(channel_force.values(), np.zeros((n, nz)))
+    total_sines = sum(channel_sines.values(), np.zeros((n, k_total), dtype=complex))
     f[q_cols, v_cols] += np.eye(nr)
-    f[v_cols] += acc @ pf
-    g[v_cols] += acc @ hf
+    f[v_cols] += acc @ total[:, :big_n]
+    g[v_cols] += acc @ total[:, u_cols]
     c = np.zeros(big_n)
-    c[v_cols] = acc @ f0
+    c[v_cols] = acc @ total[:, -1]
     omega = np.concatenate(omegas) if omegas else np.zeros(0)
-    force_c = np.concatenate(coefs) if coefs else np.zeros((0, n), dtype=complex)
     forcing = np.zeros((omega.size, big_n), dtype=complex)
-    forcing[:, v_cols] = force_c @ acc.T
+    forcing[:, v_cols] = (acc @ total_sines).T
     return LinearModel(f=f, g=g, c=c, omega=omega, forcing=forcing,
-                       ramp_time=ramps.pop() if ramps else 0.0, nonlinear=nonlinear)
+                       ramp_time=ramps.pop() if ramps else 0.0, nonlinear=nonlinear,
+                       channel_force=channel_force, channel_sines=channel_sines,
+                       sine_columns=sine_columns)
 
 
 def refuse_nonlinear(model: LinearModel, scheme: str, sim: Any) -> None:

@@ -21,7 +21,11 @@ and, once built with the validated parameters (:class:`ModelInfo`):
 - whether it is linear (:meth:`Part.linear_matrices` for a force ``f0 - K q - C v``;
   :meth:`Part.linear_system` for the general linear form with states and inputs, which the
   ``exact`` and ``etdrk4`` time schemes assemble, see ``linear_model.py``; the wave
-  excitation's sum of sinusoids through :meth:`Part.sinusoidal_forcing`).
+  excitation's sum of sinusoids through :meth:`Part.sinusoidal_forcing`), and its extra
+  outputs (:meth:`Part.linear_outputs`). When every part is linear, the simulator steps
+  and reports the assembled linear model and does not call :meth:`Part.new_inputs` or
+  :meth:`Part.commit`: a part that declares a linear form keeps no memory of the inputs
+  between steps.
 
 The simulator (``system.py``) evaluates parts only through this interface with a
 :class:`Context`, one part at a time, so a scheme may evaluate a fast part more often than a
@@ -41,6 +45,10 @@ from numpy.typing import NDArray
 from .errors import ConfigError, did_you_mean
 from .hydrodata.model import HydroData
 from .parameters import ParameterSpec
+from .part_linear import LinearOutputs, LinearSystem, SinusoidalForcing
+
+__all__ = ["ALL_INPUTS", "FORCE_UNITS", "Context", "LinearOutputs", "LinearSystem",
+           "ModelInfo", "Part", "Port", "SinusoidalForcing", "part_class", "register_part"]
 
 FORCE_UNITS = ("N", "N.m")
 
@@ -140,62 +148,6 @@ class Context:
         self.multipliers = empty
 
 
-@dataclass
-class LinearSystem:
-    """A part's force and state derivative as linear maps (all SI; ``None`` is zero)::
-
-        force = f0 + force_q q + force_v v + force_x x + force_u u      shape (n,)
-        x'    =      state_q q + state_v v + state_x x + state_u u      shape (n_states,)
-
-    with ``q``, ``v`` every body DOF (n,), ``x`` the part's own states (n_states,) and ``u``
-    its own inputs (the :attr:`Part.input_slice` of the FMU input vector, m values). A
-    part's force is this plus its :meth:`Part.sinusoidal_forcing`, exactly.
-
-    Attributes
-    ----------
-    f0
-        Constant force, shape (n,), N and N m.
-    force_q, force_v, force_x, force_u
-        Shapes (n, n), (n, n), (n, n_states), (n, m).
-    state_q, state_v, state_x, state_u
-        Shapes (n_states, n), (n_states, n), (n_states, n_states), (n_states, m).
-    """
-
-    f0: NDArray[np.float64] | None = None
-    force_q: NDArray[np.float64] | None = None
-    force_v: NDArray[np.float64] | None = None
-    force_x: NDArray[np.float64] | None = None
-    force_u: NDArray[np.float64] | None = None
-    state_q: NDArray[np.float64] | None = None
-    state_v: NDArray[np.float64] | None = None
-    state_x: NDArray[np.float64] | None = None
-    state_u: NDArray[np.float64] | None = None
-
-
-@dataclass
-class SinusoidalForcing:
-    """A force that is a ramped sum of sinusoids of time (the internal wave's excitation)::
-
-        F(t) = ramp(t - t0) Re(sum_k c_k e^{i w_k t}),  ramp(s) = (1 - cos(pi s / T)) / 2
-                                                         for 0 <= s < T, else 1
-
-    with ``t0`` the start of the run (:attr:`Context.t0`).
-
-    Attributes
-    ----------
-    omega
-        Frequencies ``w_k``, shape (k,), rad/s.
-    coefficients
-        ``c_k``, shape (k, n), complex, N and N m.
-    ramp_time
-        ``T``, s; 0 for no ramp.
-    """
-
-    omega: NDArray[np.float64]
-    coefficients: NDArray[np.complex128]
-    ramp_time: float = 0.0
-
-
 class Part:
     """Base class of a force model (see the module docstring for the contract).
 
@@ -222,6 +174,7 @@ class Part:
         self.dofs = np.ones(model.n, dtype=bool)
         self.input_slice = slice(0, 0)
         self.state_slice = slice(0, 0)
+        self.output_slice = slice(0, 0)
 
     # ---------------------------------------------------------------- declarations
     @classmethod
@@ -284,6 +237,12 @@ class Part:
             return None
         k, c, f0 = lin
         return LinearSystem(f0=f0, force_q=-np.asarray(k), force_v=-np.asarray(c))
+
+    def linear_outputs(self) -> LinearOutputs | None:
+        """The part's extra outputs as :class:`LinearOutputs`, or ``None`` when they are not
+        linear (the simulator then calls :meth:`outputs`). The default covers a part
+        without extra outputs."""
+        return LinearOutputs() if type(self).outputs is Part.outputs else None
 
     def sinusoidal_forcing(self) -> SinusoidalForcing | None:
         """The part's force terms that are a ramped sum of sinusoids of time (on top of

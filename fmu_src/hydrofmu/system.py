@@ -32,21 +32,23 @@ from .layout import (
     ModelInterface,
     PartSpec,
     added_mass_split,
-    body_outputs,
     output_table,
     parameter_table,
     part_specs,
     reduced_inverse,
 )
+from .linear_model import assemble
+from .linear_stepper import SinusoidBank
 from .local_steps import StatePartition
+from .outputs import OutputMap, general_outputs
 from .parameters import body_names, validate_parameters
 from .parts import Context, ModelInfo, Part
 from .rhs import RHS, LinearForm, part_sum_rhs
+from .schemes.base import DIVERGENCE_LIMIT
 from .timeschemes import make_scheme
 from .tunable import Tunable
 
-#: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
-DIVERGENCE_LIMIT = 1.0e6
+__all__ = ["DIVERGENCE_LIMIT", "Simulator"]
 
 
 class Simulator(Tunable, ModelInterface):
@@ -125,8 +127,11 @@ class Simulator(Tunable, ModelInterface):
 
         # The parts, their inputs and states (state slices shifted past [q_r, v_r] below).
         self.parts: list[Part] = []
+        self.table = output_table(self.bodies, cfg, self.extra_parts)
+        self._channel_rows = {c: i for i, c in enumerate(self.table.channels)}
         n_in = 0
         n_x = 0
+        n_out = n * (5 + len(self.table.channels))
         for cls, options in part_specs(cfg, self.extra_parts):
             info = ModelInfo(bodies=self.bodies, config=cfg, parameters=p, names=self.names,
                              n=n, dt=self.dt, options=options, report=self.report,
@@ -135,6 +140,9 @@ class Simulator(Tunable, ModelInterface):
             k_in = len(cls.input_ports(self.bodies, cfg, options))
             part.input_slice = slice(n_in, n_in + k_in)
             part.state_slice = slice(n_x, n_x + part.n_states)
+            k_out = len(cls.output_ports(self.bodies, cfg, options))
+            part.output_slice = slice(n_out, n_out + k_out)
+            n_out += k_out
             n_in += k_in
             n_x += part.n_states
             self.parts.append(part)
@@ -143,7 +151,6 @@ class Simulator(Tunable, ModelInterface):
         for part in self.parts:
             sl = part.state_slice
             part.state_slice = slice(sl.start + 2 * self.nr, sl.stop + 2 * self.nr)
-        self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._stateful = [q for q in self.parts if q.n_states]
         self._forces = [q.force for q in self.parts if q.active]
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
@@ -169,11 +176,11 @@ class Simulator(Tunable, ModelInterface):
                                                        self.added_mass_method)
 
         self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
-        self._assemble_linear()
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
+        self.set_input_vector(self.u)
         self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
-        self.scheme.bind(self)  # exact / etdrk4 assemble the linear part (or refuse)
+        self._retuned()
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
@@ -224,7 +231,7 @@ class Simulator(Tunable, ModelInterface):
         self.y = y.copy()
         self.t0, self.time = (float(x) for x in state["clock"])
         self.grid_index = int(state["grid_index"][0])
-        self.u = np.asarray(state["u"], dtype=float).copy()
+        self.set_input_vector(np.asarray(state["u"], dtype=float))
         self._acc_prev = np.asarray(state["acc_prev"], dtype=float).copy()
         for part in self.parts:
             part.set_memory(state)
@@ -236,21 +243,24 @@ class Simulator(Tunable, ModelInterface):
     # ------------------------------------------------------------------ dynamics
     def set_input_vector(self, u: NDArray[np.float64]) -> None:
         """Set all inputs (order of :meth:`input_names`)."""
-        u = np.asarray(u, dtype=float)
+        u = np.array(u, dtype=float)  # a copy
         if u.shape != self.u.shape:
             raise InputError(f"expected {self.u.size} inputs, got {u.size}", value=u.shape)
-        self.u = u.copy()
+        self.u = u
+        total = float(u.sum())  # finite inputs give 0.0 below (or overflow: checked then)
+        self._u_finite = total - total == 0.0 or bool(np.isfinite(u).all())
         self._dirty = True
 
     def _check_inputs(self) -> None:
+        if self._u_finite:
+            return
         bad = np.flatnonzero(~np.isfinite(self.u))
-        if bad.size:
-            names = [p.name for p in self.table.inputs]
-            listed = ", ".join(f"{names[i]} = {float(self.u[i])}" for i in bad)
-            raise InputError(
-                f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step is "
-                "refused and the state kept", value=[names[i] for i in bad],
-            )
+        names = [p.name for p in self.table.inputs]
+        listed = ", ".join(f"{names[i]} = {float(self.u[i])}" for i in bad)
+        raise InputError(
+            f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step is "
+            "refused and the state kept", value=[names[i] for i in bad],
+        )
 
     def _context(self, t: float, y: NDArray[np.float64], sn: float,
                  vn: NDArray[np.float64] | None = None) -> Context:
@@ -280,16 +290,18 @@ class Simulator(Tunable, ModelInterface):
                            t_grid, lag)
         return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)
 
-    def set_parameter(self, name: str, value: Any) -> Any:
-        """:meth:`Tunable.set_parameter`, then the linear form assembled again."""
-        v = super().set_parameter(name, value)
-        self._assemble_linear()
-        return v
-
-    def _assemble_linear(self) -> None:
+    def _retuned(self) -> None:
+        """(Re)assemble what the parameters determine: the linear form of the right-hand
+        side, the linear model (its output map, if linear) and the scheme's binding
+        (exact / etdrk4 / a Runge-Kutta map assemble the linear part, or refuse)."""
         ny = 2 * self.nr + sum(p.n_states for p in self._stateful)
         self._linear = LinearForm.assemble(self.parts, self.constraints.basis, self._acc_map,
                                            ny)
+        self.linear_model = assemble(self)
+        self.sinusoids = SinusoidBank(self.linear_model.omega)
+        self._output_map = OutputMap.build(self)
+        self.scheme.bind(self)
+        self._dirty = True
 
     def step(self, t: float, h: float) -> None:
         """Advance from ``t`` to ``t + h`` (s) with internal steps of at most ``dt``.
@@ -304,12 +316,16 @@ class Simulator(Tunable, ModelInterface):
                 f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
             )
         self._check_inputs()
-        saved = self.get_state()
-        try:
-            (self.scheme.advance or self._advance)(t + h)  # exact: one step per call
-        except IntegrationError:
-            self.set_state(saved)
-            raise
+        advance = self.scheme.advance  # exact, or a Runge-Kutta map of a linear model
+        if advance is not None:
+            advance(t + h)  # leaves the simulator unchanged when it raises
+        else:
+            saved = self.get_state()
+            try:
+                self._advance(t + h)
+            except IntegrationError:
+                self.set_state(saved)
+                raise
         self._dirty = True
 
     def _advance(self, t_end: float) -> None:
@@ -358,40 +374,13 @@ class Simulator(Tunable, ModelInterface):
         return self._out
 
     def _evaluate_outputs(self) -> None:
-        if self.time - self.grid_time <= 1e-9 * self.dt:
-            ctx = self._context(self.time, self.y, 0.0)
-            for part in self._listening:
-                part.new_inputs(ctx)
-        if not np.all(np.isfinite(self.u)):
+        if not self._u_finite:
             return  # keep the last good outputs; step() reports the bad input
-        ctx = self._context(self.time, self.y, self.time - self.grid_time)
-        channels = np.zeros((len(self.table.channels), self.n))
-        total = np.zeros(self.n)
-        for part in self.parts:
-            f = part.force(ctx)
-            if f is None:
-                continue
-            total += f
-            if part.channel is not None:
-                channels[self.table.channels.index(part.channel)] += f
-        if self.lagged:
-            total -= self.added_lagged @ self._acc_prev
-        acc = self.constraints.basis @ (self._acc_map @ total)
-        # The added-mass force the model applies: -A q'' (implicit), with the lagged part
-        # on the previous step's acceleration for split / lagged.
-        f_am = -self.added_left @ acc - self.added_lagged @ self._acc_prev
-        # Reaction on the constrained directions: what the left side needs beyond F.
-        f_c = self.constraints.reaction(self.lhs @ acc - total)
-        if self._multiplier_map is not None:
-            ctx.multipliers = self._multiplier_map @ f_c
-        out = np.empty(self._out.size)
-        body_outputs(ctx.q, ctx.v, acc, f_am, f_c, channels, out)
-        i = self.n * (5 + channels.shape[0])
-        for part in self.parts:
-            extra = part.outputs(ctx)
-            out[i : i + extra.size] = extra
-            i += extra.size
-        if np.all(np.isfinite(out)):
+        omap = self._output_map
+        out = general_outputs(self) if omap is None else omap.evaluate(self.time, self.y,
+                                                                        self.u)
+        total = float(out.sum())
+        if total - total == 0.0 or np.all(np.isfinite(out)):
             self._out = out
             self._dirty = False
         else:  # pragma: no cover - guarded by the step checks

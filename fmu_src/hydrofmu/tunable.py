@@ -81,6 +81,9 @@ class Tunable:
             raise ConfigError(f"no part of the model takes the tunable parameter {name!r}",
                               value=name)
         self.parameters = values
-        self.scheme.bind(self)  # a scheme holding the linear part assembles it again
-        self._dirty = True
+        self._retuned()  # the linear model, its output map, the scheme's binding
         return v
+
+    def _retuned(self) -> None:
+        """Assemble again what depends on the parameters (the simulator's job)."""
+        raise NotImplementedError

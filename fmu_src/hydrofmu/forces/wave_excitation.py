@@ -26,7 +26,7 @@ from ..hydrodata.model import DOF_NAMES, HydroData
 from ..irf_checks import cutoff_fraction
 from ..kernels import excitation_irf
 from ..parameters import check_positive, irf_options
-from ..parts import Context, LinearSystem, ModelInfo, Part, Port, SinusoidalForcing
+from ..parts import Context, LinearOutputs, LinearSystem, ModelInfo, Part, Port, SinusoidalForcing
 from ..waves import IrregularWave, RegularWave, wave_number
 from .excitation import ExcitationFromComponents, ExcitationFromInput
 from .radiation import check_in_range
@@ -252,6 +252,16 @@ class WaveExcitation(Part):
         return SinusoidalForcing(omega=self.components.omega,
                                  coefficients=self.scale * self.components.coefficients,
                                  ramp_time=max(self.ramp_time, 0.0))
+
+    def linear_outputs(self) -> LinearOutputs | None:
+        """The elevation: ``ramp Re(sum_k a_k e^{i w_k t})`` at the forcing's frequencies
+        (zero without a wave; not linear from the elevation input's history)."""
+        if self.from_input is not None:
+            return None
+        if self.components is None:
+            return LinearOutputs()
+        return LinearOutputs(
+            sinusoids=(self.scale * self.components.elevation_coefficients)[:, None])
 
     def why_not_linear(self) -> str:
         return ("wave.type = input: the excitation is a convolution of the elevation input "

@@ -13,8 +13,9 @@ step restarts it).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -31,6 +32,22 @@ ADVICE = (
     "reduce max_internal_step, or choose a scheme with a larger stability region such as "
     "an implicit one (e.g. time_scheme = 'midpoint5' or 'aca5')"
 )
+
+
+#: A state beyond this magnitude (m, rad, m/s, rad/s) is taken as a diverging solution.
+DIVERGENCE_LIMIT = 1.0e6
+
+
+def diverged(y: NDArray[np.float64], t: float, label: str, why: str) -> NoReturn:
+    """Raise the :class:`IntegrationError` of a state ``y`` that reached
+    :data:`DIVERGENCE_LIMIT` (or is not finite) at ``t`` (s) with the scheme ``label``;
+    ``why`` is the cause and the fix."""
+    size = float(np.max(np.abs(y), initial=0.0))
+    what = f"|state| = {size:.3g} > {DIVERGENCE_LIMIT:g}" if math.isfinite(size) else \
+        "a non-finite state"
+    raise IntegrationError(
+        f"the solution diverges at t = {t:.6g} s with time scheme '{label}' ({what}): {why}",
+        value=t)
 
 
 def same_step(a: float, b: float) -> bool:
@@ -52,8 +69,13 @@ class TimeScheme:
     name: ClassVar[str] = ""
     order: ClassVar[int] = 0
     #: Set by :meth:`bind` in a scheme that advances the whole communication interval
-    #: itself (``advance(t_end)``, e.g. ``exact``); ``None``: the simulator's internal steps.
+    #: itself (``advance(t_end)``: ``exact``, or a Runge-Kutta scheme's map of a linear
+    #: model), leaving the simulator unchanged when it raises; ``None``: the simulator's
+    #: internal steps.
     advance: Callable[[float], None] | None = None
+    #: True when a communication step is one step of the scheme whatever its length
+    #: (``exact``): the work limit counts it as one internal step.
+    one_step: ClassVar[bool] = False
 
     def bind(self, model: Any) -> None:
         """Called once the simulator ``model`` is assembled (and again after a tunable

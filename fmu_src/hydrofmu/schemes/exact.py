@@ -46,18 +46,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError, IntegrationError
-from ..linear_model import LinearModel, assemble, refuse_nonlinear
-from ..lti import ExactStepper, SinusoidSegment, particular_solution, ramped_components
-from .base import RHS, TimeScheme
+from ..linear_model import LinearModel, refuse_nonlinear
+from ..linear_stepper import ExactStepper, SinusoidBank, SinusoidSegment
+from ..lti import particular_solution, ramped_components
+from .base import DIVERGENCE_LIMIT, RHS, TimeScheme, diverged
 
-#: A state beyond this magnitude (m, rad, m/s, rad/s) is a diverging solution (as in the
-#: simulator: a linear model only diverges when it is unstable).
-DIVERGENCE_LIMIT = 1.0e6
+#: Why a linear model stepped exactly diverges, and what to check.
+DIVERGENCE_ADVICE = ("the model itself is unstable (its system matrix has an eigenvalue "
+                     "with a positive real part); check the mass, stiffness and damping data")
 
 
-def segments(model: LinearModel, t0: float) -> list[SinusoidSegment]:
+def segments(model: LinearModel, t0: float, bank: SinusoidBank | None = None
+             ) -> list[SinusoidSegment]:
     """The particular solutions of the forcing from the start of the run ``t0`` (s): on the
-    ramp interval and after it (one segment when there is no ramp or no forcing)."""
+    ramp interval and after it (one segment when there is no ramp or no forcing). The one
+    after the ramp is evaluated in ``bank`` (the simulator's, of ``model.omega``) if given."""
     f = model.f
     eye = np.eye(f.shape[0])
     if model.omega.size == 0:
@@ -65,7 +68,7 @@ def segments(model: LinearModel, t0: float) -> list[SinusoidSegment]:
                                 amplitudes=np.zeros((0, f.shape[0]), dtype=complex))]
     steady = particular_solution(f, eye, model.omega, model.forcing)
     after = SinusoidSegment(t_start=t0 + model.ramp_time, t_end=math.inf, omega=model.omega,
-                            amplitudes=steady)
+                            amplitudes=steady, bank=bank, key="state")
     if model.ramp_time <= 0.0:
         return [after]
     w, c = ramped_components(model.omega, model.forcing, t0, model.ramp_time)
@@ -94,6 +97,7 @@ class Exact(TimeScheme):
     name: ClassVar[str] = "exact"
     #: No truncation error; ``order`` is not a convergence order here.
     order: ClassVar[int] = 0
+    one_step: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._sim: Any = None
@@ -105,7 +109,7 @@ class Exact(TimeScheme):
         """Assemble the simulator's linear model and the particular solutions of its
         forcing; :class:`ConfigError` if it is not linear (naming the parts and the fixes)
         or if a wave component resonates with an undamped mode."""
-        linear = assemble(model)
+        linear = model.linear_model
         refuse_nonlinear(linear, self.name, model)
         self._sim = model
         self._model = linear
@@ -117,7 +121,8 @@ class Exact(TimeScheme):
         if self._stepper is None or self._t0 != t0:
             m = self._model
             g = np.concatenate([m.g, m.c[:, None]], axis=1)
-            self._stepper = ExactStepper(f=m.f, g_u=g, segments=segments(m, t0),
+            self._stepper = ExactStepper(f=m.f, g_u=g,
+                                         segments=segments(m, t0, self._sim.sinusoids),
                                          hold="constant")
             self._t0 = t0
             self._u = np.zeros(g.shape[1])
@@ -130,13 +135,8 @@ class Exact(TimeScheme):
         u = self._u
         u[:-1] = sim.u
         y_new = stepper.step(t, y, t_end - t, u, t_end=t_end)
-        size = float(np.max(np.abs(y_new), initial=0.0))
-        if not (math.isfinite(size) and size <= DIVERGENCE_LIMIT):
-            raise IntegrationError(
-                f"the linear model diverges at t = {t_end:.6g} s with time scheme 'exact' "
-                f"(|state| = {size:.3g} > {DIVERGENCE_LIMIT:g}): the model itself is "
-                "unstable (its system matrix has an eigenvalue with a positive real part); "
-                "check the mass, stiffness and damping data", value=t_end)
+        if not float(y_new @ y_new) <= DIVERGENCE_LIMIT**2:  # >= max|y|^2, false for NaN
+            diverged(y_new, t_end, self.name, DIVERGENCE_ADVICE)
         return y_new
 
     def _advance(self, t_end: float) -> None:
