@@ -41,6 +41,11 @@ def sphere() -> tuple[list[Any], dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def rm3() -> tuple[list[Any], dict[str, Any]]:
+    """RM3 with constant radiation coefficients (:func:`rm3_constant`)."""
+    return rm3_constant()
+
+
+def rm3_constant() -> tuple[list[Any], dict[str, Any]]:
     """RM3 (two bodies, prismatic and planar joints), constant radiation coefficients.
 
     Its WAMIT data cannot be realised in state space by today's fitter (the noise entry
