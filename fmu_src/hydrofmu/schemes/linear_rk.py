@@ -190,7 +190,7 @@ class LinearRungeKutta:
         unchanged when it raises."""
         sim = self.sim
         t, dt = sim.time, self.dt
-        eps = max(1e-9 * dt, 8.0 * float(np.spacing(abs(t_end))))
+        eps = sim.grid_tolerance(t_end)
         grid = sim.grid_time
         m = round((t_end - grid) / dt)
         stepper = self._stepper_for(sim.t0)
