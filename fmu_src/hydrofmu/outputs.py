@@ -98,7 +98,11 @@ class OutputMap:
         self.c = np.ascontiguousarray(c)
         self.h = h
         self.bank = bank
-        self._cols = bank.add(stacked(h.T), "outputs") if h.shape[1] else None
+        # Only the outputs with a direct sinusoid (accelerations, forces, the elevation;
+        # not poses or velocities) share the phasors' product.
+        self._rows = np.flatnonzero(np.any(h != 0.0, axis=1))
+        self._cols = (bank.add(stacked(h[self._rows].T), "outputs")
+                      if h.shape[1] and self._rows.size else None)
         self.hybrid = hybrid
         self.fc_rows = fc_rows
         self._n, self._m = sim.y.size, sim.u.size
@@ -182,7 +186,7 @@ class OutputMap:
             r = _ramp(t, sim.t0, sim.linear_model.ramp_time)
             if r:
                 part = self.bank.at(t)[self._cols]
-                out += part if r == 1.0 else r * part
+                out[self._rows] += part if r == 1.0 else r * part
         if self.hybrid:
             ctx = sim._context(t, y, t - sim.grid_time)
             if sim._multiplier_map is not None:
