@@ -33,16 +33,12 @@ POSE = [0.3, 0.2, 0.5, 0.02, 0.03, 0.01]
 SIX_DOF = {f"body.initial_pose[{i + 1}]": v for i, v in enumerate(POSE)}
 
 
-@pytest.fixture(scope="module")
-def sphere() -> tuple[list[Any], dict[str, Any]]:
-    """The default sphere, six DOFs, state-space radiation."""
+def ss_sphere() -> tuple[list[Any], dict[str, Any]]:
+    """The default sphere, six DOFs, state-space radiation (rk4 at 0.01 s by default)."""
     return default_config(radiation={"method": "state_space"})
 
 
-@pytest.fixture(scope="module")
-def rm3() -> tuple[list[Any], dict[str, Any]]:
-    """RM3 with constant radiation coefficients (:func:`rm3_constant`)."""
-    return rm3_constant()
+sphere = pytest.fixture(ss_sphere, scope="module", name="sphere")
 
 
 def rm3_constant() -> tuple[list[Any], dict[str, Any]]:
@@ -60,6 +56,9 @@ def rm3_constant() -> tuple[list[Any], dict[str, Any]]:
         warnings.simplefilter("ignore")  # WAMIT asymmetry/negative-damping notes
         return resolve(data, path.parent, where=str(path))
 
+
+
+rm3 = pytest.fixture(rm3_constant, scope="module", name="rm3")
 
 def run(bodies: list[Any], config: dict[str, Any], parameters: dict[str, Any], *,
         duration: float, dt: float, force: Any = None) -> np.ndarray:

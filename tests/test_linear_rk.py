@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config, default_config_data, resolve
+from hydrofmu.config import default_config_data, resolve
 from hydrofmu.errors import IntegrationError
 from hydrofmu.export import build_fmu
 from hydrofmu.schemes.linear_rk import discrete_particular, power_sum, stage_maps
 from hydrofmu.schemes.runge_kutta import RK2, RK3, RK4, Euler
 from hydrofmu.system import Simulator
-from test_exact_scheme import SIX_DOF, heave_pto_force, rm3_constant
+from test_exact_scheme import SIX_DOF, heave_pto_force, rm3_constant, ss_sphere
 from test_fmu import FMI_OK, drive
 
 #: The map and the stagewise steps evaluate the same polynomial of ``h J`` and the same
@@ -30,15 +30,8 @@ from test_fmu import FMI_OK, drive
 FUSED_TOL = 1e-9
 
 
-@pytest.fixture(scope="module")
-def sphere() -> tuple[list[Any], dict[str, Any]]:
-    """The default sphere, six DOFs, state-space radiation (rk4 at 0.01 s by default)."""
-    return default_config(radiation={"method": "state_space"})
-
-
-@pytest.fixture(scope="module")
-def rm3() -> tuple[list[Any], dict[str, Any]]:
-    return rm3_constant()
+sphere = pytest.fixture(ss_sphere, scope="module", name="sphere")
+rm3 = pytest.fixture(rm3_constant, scope="module", name="rm3")
 
 
 def twin_runs(bodies: list[Any], cfg: dict[str, Any], params: dict[str, Any], *,
