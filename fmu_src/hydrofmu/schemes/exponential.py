@@ -76,7 +76,8 @@ class ExponentialRK4(TimeScheme):
 
     def bind(self, model: Any) -> None:
         """Take the linear part of the simulator ``model`` (its nonlinear parts go to g)."""
-        self.f = assemble(model).f
+        linear = getattr(model, "linear_model", None)  # the simulator assembled it
+        self.f = (assemble(model) if linear is None else linear).f
         self._cache = {}
 
     def _matrices(self, h: float) -> tuple[NDArray[np.float64], ...]:
