@@ -250,3 +250,36 @@ def test_times_summed_by_the_importer_stay_on_the_grid(sphere) -> None:
     assert drift > 1e-6
     assert sim.grid_tolerance(t) > drift
     assert sim.grid_tolerance(t) < 0.005
+
+
+def _twin_simulators(make: Any, steps: int, dt: float) -> float:
+    """Run two simulators from ``make()``, one by the map and one stagewise, ``steps`` steps
+    of ``dt`` with a varying PTO input; their largest output difference (of the peak)."""
+    fused, stagewise = make(), make()
+    assert fused.scheme.advance is not None
+    stagewise.scheme.advance = None
+    rows: list[list[np.ndarray]] = [[], []]
+    for k in range(steps):
+        for i, sim in enumerate((fused, stagewise)):
+            heave_pto_force(k * dt, sim)
+            sim.step(sim.time, dt)
+            rows[i].append(sim.output_vector().copy())
+    return worst_difference(np.array(rows[0]), np.array(rows[1]))
+
+
+def test_linear_mooring_and_a_late_start(sphere) -> None:
+    """A linear mooring with pretension (its constant force and stiffness in the map), and a
+    run that starts at 5.3 s (the grid and the ramp measured from there, the simulator
+    initialized again as the FMU does at setup): equal to the stagewise steps."""
+    from test_step_cost import _moored_sim
+
+    assert _twin_simulators(_moored_sim, 300, 0.1) < FUSED_TOL
+    bodies, cfg = sphere
+
+    def late() -> Simulator:
+        sim = Simulator(bodies, cfg, {**SIX_DOF, "wave.type": "irregular",
+                                      "wave.n_components": 30})
+        sim.initialize(5.3)
+        return sim
+
+    assert _twin_simulators(late, 300, 0.1) < FUSED_TOL

@@ -53,7 +53,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..moorings.equilibrium import initial_state
-from ..moorings.frames import rotation
+from ..moorings.frames import cross, rotation
 from ..moorings.kernel import unavailable_reason
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
@@ -130,6 +130,11 @@ class MoorDynPart(Part):
         self.body_pose0 = [np.asarray(sysm.bodies[bi].pose, dtype=float)
                            for bi in sysm.coupled_bodies]
         self.point_r0 = [sysm.point_r0[pi].copy() for pi in sysm.coupled_points]
+        # Lever arms at rest from the reference point (bodies' origins, then the points),
+        # (n, 3), and the bodies' rest angles, (n_bodies, 3).
+        self._arms0 = np.array([p[:3] - ref for p in self.body_pose0]
+                               + [r - ref for r in self.point_r0]).reshape(-1, 3)
+        self._angles0 = np.array([p[3:] for p in self.body_pose0]).reshape(-1, 3)
         if not (self.body_pose0 or self.point_r0):
             model.warnings.append(f"{where}: no Coupled point or body; the lines do not act "
                                   "on the body")
@@ -146,7 +151,7 @@ class MoorDynPart(Part):
         self._stable_step = self._own_step(md)
         self._key: tuple[NDArray[np.float64], ...] | None = None
         self._cache: tuple[NDArray[np.float64], dict] | None = None
-        ten = self._evaluate(self.x0, q0, np.zeros(6))[1]["tensions"]
+        ten = self._tensions(self._evaluate(self.x0, q0, np.zeros(6))[1]["fnet"])
         model.report.append(
             f"mooring: MoorDyn file {opts.get('file', '')!s} on '{body}': {self.n_lines} "
             f"line(s), {sysm.n_states} states, initial equilibrium by {info['method']}, "
@@ -181,28 +186,29 @@ class MoorDynPart(Part):
                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Coupled positions and velocities of the file (MoorDyn's order) at the body's
         displacement ``q`` and velocity ``v`` (shape (6,) each)."""
-        rot = rotation(q[3:])
-        c = self.ref + q[:3]
-        omega = v[3:]
-        cp, cv = [], []
-        for pose0 in self.body_pose0:
-            arm = rot @ (pose0[:3] - self.ref)
-            cp.append(np.concatenate([c + arm, pose0[3:] + q[3:]]))
-            cv.append(np.concatenate([v[:3] + np.cross(omega, arm), omega]))
-        for r0 in self.point_r0:
-            arm = rot @ (r0 - self.ref)
-            cp.append(c + arm)
-            cv.append(v[:3] + np.cross(omega, arm))
-        if not cp:
+        if not self._arms0.size:
             return np.zeros(0), np.zeros(0)
-        return np.concatenate(cp), np.concatenate(cv)
+        omega = v[3:]
+        arms = self._arms0 @ rotation(q[3:]).T
+        pos = self.ref + q[:3] + arms
+        vel = v[:3] + cross(omega, arms)
+        nb = self._angles0.shape[0]
+        if not nb:
+            return pos.ravel(), vel.ravel()
+        cp = np.concatenate([np.hstack([pos[:nb], self._angles0 + q[3:]]).ravel(),
+                             pos[nb:].ravel()])
+        cv = np.concatenate([np.hstack([vel[:nb], np.tile(omega, (nb, 1))]).ravel(),
+                             vel[nb:].ravel()])
+        return cp, cv
 
     def _evaluate(self, x: NDArray[np.float64], q: NDArray[np.float64],
                   v: NDArray[np.float64]) -> tuple[NDArray[np.float64], dict]:
-        """Derivative of the line states and ``{"force": (6,), "tensions": (2 n_lines,)}``."""
+        """Derivative of the line states and ``{"force": (6,), "fnet": (nodes, 3)}`` (the
+        net force on every node, for :meth:`tensions`); the last evaluation is kept (the
+        derivative and the force are asked at the same state)."""
         key = self._key
-        if (key is not None and np.array_equal(key[0], x) and np.array_equal(key[1], q)
-                and np.array_equal(key[2], v)):
+        if (key is not None and key[1].shape == q.shape and key[0].shape == x.shape
+                and not ((key[0] != x).any() or (key[1] != q).any() or (key[2] != v).any())):
             assert self._cache is not None
             return self._cache
         cp, cv = self.coupled(q, v)
@@ -210,22 +216,28 @@ class MoorDynPart(Part):
         xdot, ev = sysm.derivative_and_evaluate(x, cp, cv)
         c = self.ref + q[:3]
         f = np.zeros(6)
-        fp, rp = ev["point_f"], ev["point_r"]
-        gen = sysm.coupled_from(ev, cp)
-        for n in range(len(self.body_pose0)):
-            fb = gen[6 * n:6 * n + 6]
-            f[:3] += fb[:3]
-            f[3:] += fb[3:] + np.cross(cp[6 * n:6 * n + 3] - c, fb[:3])
-        for pi in sysm.coupled_points:
-            f[:3] += fp[pi]
-            f[3:] += np.cross(rp[pi] - c, fp[pi])
-        fnet = ev["fnet"]
+        nb = self._angles0.shape[0]
+        if nb:  # each coupled body's force and moment about its origin, moved to c
+            gen = sysm.coupled_from(ev, cp)[: 6 * nb].reshape(nb, 6)
+            f[:3] += gen[:, :3].sum(axis=0)
+            f[3:] += gen[:, 3:].sum(axis=0) + cross(
+                cp[: 6 * nb].reshape(nb, 6)[:, :3] - c, gen[:, :3]).sum(axis=0)
+        points = sysm.coupled_points
+        if points:
+            fp = ev["point_f"][points]
+            f[:3] += fp.sum(axis=0)
+            f[3:] += cross(ev["point_r"][points] - c, fp).sum(axis=0)
+        self._key = (x.copy(), q.copy(), v.copy())
+        self._cache = (xdot, {"force": f, "fnet": ev["fnet"]})
+        return self._cache
+
+    def _tensions(self, fnet: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Fairlead and anchor tension of every line (MoorDyn's order), N, (2 n_lines,)."""
+        sysm = self.system
         ten = np.empty(2 * self.n_lines)
         ten[0::2] = np.linalg.norm(fnet[sysm.end_b], axis=1)
         ten[1::2] = np.linalg.norm(fnet[sysm.end_a], axis=1)
-        self._key = (x.copy(), q.copy(), v.copy())
-        self._cache = (xdot, {"force": f, "tensions": ten})
-        return self._cache
+        return ten
 
     def _at(self, ctx: Context) -> tuple[NDArray[np.float64], dict]:
         return self._evaluate(ctx.y[self.state_slice], ctx.q[self.sl], ctx.v[self.sl])
@@ -243,7 +255,7 @@ class MoorDynPart(Part):
         return out
 
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
-        return self._at(ctx)[1]["tensions"].copy()
+        return self._tensions(self._at(ctx)[1]["fnet"])
 
     def why_not_linear(self) -> str:
         return ("mooring.moordyn: dynamic mooring lines (nonlinear, with their own states): "

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
-from .frames import rotation
+from .frames import cross, rotation
 from .kernel import select_kernel
 from .line_layout import Environment, LineLayout
 from .moordyn_model import MoorDynModel
@@ -370,7 +370,7 @@ class LineSystem(LineLayout):
             ref = cp[6 * n:6 * n + 3]
             idx = [i for i, pb in enumerate(self.point_body) if pb == bid]
             f = fp[idx].sum(axis=0) if idx else np.zeros(3)
-            m = np.cross(rp[idx] - ref, fp[idx]).sum(axis=0) if idx else np.zeros(3)
+            m = cross(rp[idx] - ref, fp[idx]).sum(axis=0) if idx else np.zeros(3)
             out[6 * n:6 * n + 6] = np.concatenate([f, m])
         off = 6 * len(self.coupled_bodies)
         for n, pi in enumerate(self.coupled_points):
