@@ -342,7 +342,10 @@ class Simulator(Tunable, ModelInterface):
 
     def _advance(self, t_end: float) -> None:
         eps = self.grid_tolerance(t_end)
-        if self.time - self.grid_time <= eps:
+        if abs(self.time - self.grid_time) <= eps:
+            # On the grid up to the importer's round-off: step from the grid time itself,
+            # so that every internal step is dt (the round-off is absorbed, not stepped).
+            self.time = self.grid_time
             ctx = self._context(self.time, self.y, 0.0)
             for part in self._listening:
                 part.new_inputs(ctx)
