@@ -373,7 +373,8 @@ class Simulator(Tunable, ModelInterface):
                 ctx = self._context(self.time, self.y, 0.0)
                 for part in self._committing:
                     part.commit(ctx)
-        self.time = t_end if abs(self.time - t_end) <= eps else self.time
+        # Ended on the grid: the time stays the grid time, where the state is (the importer's
+        # t_end differs by round-off, within grid_tolerance; step() accepts it next).
 
     def _acceleration(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
         """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""

@@ -189,25 +189,28 @@ class LinearRungeKutta:
         whole number of internal steps on the grid, else stagewise. Leaves the simulator
         unchanged when it raises."""
         sim = self.sim
-        t, dt = sim.time, self.dt
+        dt = self.dt
         eps = sim.grid_tolerance(t_end)
         grid = sim.grid_time
         m = round((t_end - grid) / dt)
         stepper = self._stepper_for(sim.t0)
-        if stepper is not None and abs(t - grid) <= eps and m >= 1 \
+        if stepper is not None and abs(sim.time - grid) <= eps and m >= 1 \
                 and abs(grid + m * dt - t_end) <= eps:
+            # From grid time to grid time, as the stagewise steps (the importer's times
+            # differ by round-off, within grid_tolerance).
+            end = sim.t0 + (sim.grid_index + m) * dt
             u = self._u
             u[:-1] = sim.u
             try:
-                y = stepper.step(t, sim.y, t_end - t, u, t_end=t_end)
+                y = stepper.step(grid, sim.y, end - grid, u, t_end=end)
             except OffGrid:
                 pass
             else:
                 if not float(y @ y) <= DIVERGENCE_LIMIT**2:  # >= max|y|^2, false for NaN
-                    diverged(y, t_end, self.scheme.label, f"h = {dt:.3g} s; {ADVICE}")
+                    diverged(y, end, self.scheme.label, f"h = {dt:.3g} s; {ADVICE}")
                 sim.y = y
-                sim.time = t_end
                 sim.grid_index += m
+                sim.time = end
                 return
         saved = sim.get_state()
         try:
