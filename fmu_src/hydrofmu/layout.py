@@ -22,7 +22,7 @@ from .errors import ConfigError, HydroDataError
 from .forces.catalog import BODY_CHANNELS, configured_parts
 from .hydrodata.model import HydroData
 from .parameters import ParameterSpec, body_names, model_parameter_specs
-from .parts import ALL_INPUTS, FORCE_UNITS, Part, Port
+from .parts import ALL_INPUTS, FORCE_UNITS, ModelInfo, Part, Port
 
 #: A part given to the simulator: its class, or ``(class, options)``.
 PartSpec = type[Part] | tuple[type[Part], dict[str, Any]]
@@ -104,6 +104,27 @@ def output_table(bodies: list[HydroData], config: dict[str, Any],
         dup = sorted({x for x in names if names.count(x) > 1})
         raise ConfigError(f"variable names declared twice by the parts: {dup}", value=dup)
     return Table(inputs, outputs, tuple(channels))
+
+
+def build_parts(specs: Sequence[tuple[type[Part], dict[str, Any]]], *, n_outputs: int,
+                info: dict[str, Any]) -> list[Part]:
+    """Build the parts of ``specs`` in order, each with its :class:`~hydrofmu.parts.ModelInfo`
+    (``info`` plus its options) and its slices of the FMU inputs, of the parts' states
+    (from 0: the simulator shifts them past the body coordinates) and of the outputs
+    (after the ``n_outputs`` body outputs)."""
+    parts: list[Part] = []
+    n_in = n_x = 0
+    n_out = n_outputs
+    for cls, options in specs:
+        part = cls(model=ModelInfo(options=options, **info))
+        k_in = len(cls.input_ports(info["bodies"], info["config"], options))
+        k_out = len(cls.output_ports(info["bodies"], info["config"], options))
+        part.input_slice = slice(n_in, n_in + k_in)
+        part.state_slice = slice(n_x, n_x + part.n_states)
+        part.output_slice = slice(n_out, n_out + k_out)
+        n_in, n_x, n_out = n_in + k_in, n_x + part.n_states, n_out + k_out
+        parts.append(part)
+    return parts
 
 
 def body_outputs(

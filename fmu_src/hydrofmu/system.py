@@ -32,6 +32,7 @@ from .layout import (
     ModelInterface,
     PartSpec,
     added_mass_split,
+    build_parts,
     output_table,
     parameter_table,
     part_specs,
@@ -42,7 +43,7 @@ from .linear_stepper import SinusoidBank
 from .local_steps import StatePartition
 from .outputs import OutputMap, general_outputs
 from .parameters import body_names, validate_parameters
-from .parts import Context, ModelInfo, Part
+from .parts import Context, Part
 from .rhs import RHS, LinearForm, part_sum_rhs
 from .schemes.base import DIVERGENCE_LIMIT
 from .timeschemes import make_scheme
@@ -125,27 +126,14 @@ class Simulator(Tunable, ModelInterface):
                 v0[6 * k + i] = float(p[f"{name}.initial_velocity[{i + 1}]"])
         self.mass, self.q0, self.v0 = mass, q0, v0
 
-        # The parts, their inputs and states (state slices shifted past [q_r, v_r] below).
-        self.parts: list[Part] = []
+        # The parts, their inputs, states and outputs (state slices shifted past [q_r, v_r]
+        # below).
         self.table = output_table(self.bodies, cfg, self.extra_parts)
         self._channel_rows = {c: i for i, c in enumerate(self.table.channels)}
-        n_in = 0
-        n_x = 0
-        n_out = n * (5 + len(self.table.channels))
-        for cls, options in part_specs(cfg, self.extra_parts):
-            info = ModelInfo(bodies=self.bodies, config=cfg, parameters=p, names=self.names,
-                             n=n, dt=self.dt, options=options, report=self.report,
-                             warnings=self.warnings)
-            part = cls(model=info)
-            k_in = len(cls.input_ports(self.bodies, cfg, options))
-            part.input_slice = slice(n_in, n_in + k_in)
-            part.state_slice = slice(n_x, n_x + part.n_states)
-            k_out = len(cls.output_ports(self.bodies, cfg, options))
-            part.output_slice = slice(n_out, n_out + k_out)
-            n_out += k_out
-            n_in += k_in
-            n_x += part.n_states
-            self.parts.append(part)
+        self.parts = build_parts(
+            part_specs(cfg, self.extra_parts), n_outputs=n * (5 + len(self.table.channels)),
+            info=dict(bodies=self.bodies, config=cfg, parameters=p, names=self.names, n=n,
+                      dt=self.dt, report=self.report, warnings=self.warnings))
         self.constraints, self._multiplier_map = assemble_constraints(free, self.parts)
         self.free, self.nr = self.constraints.free, self.constraints.nr
         for part in self.parts:
