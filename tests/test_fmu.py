@@ -25,7 +25,7 @@ import pytest
 
 from hydrofmu import export
 from hydrofmu.bundle import check_runtime_imports
-from hydrofmu.config import default_config
+from hydrofmu.config import default_config, load_config
 from hydrofmu.errors import ExportError
 from hydrofmu.export import (
     build_fmu,
@@ -35,6 +35,7 @@ from hydrofmu.export import (
 )
 from hydrofmu.model_description import UNIT_DEFINITIONS, finalize_model_description
 from hydrofmu.system import Simulator
+from paths import ROOT
 
 pytestmark = pytest.mark.fmu
 
@@ -354,6 +355,31 @@ def test_two_different_fmus_in_one_process(
     for solo, together in zip(r["solo"], r["together"], strict=True):
         assert np.array_equal(np.array(solo), np.array(together))
     packages = [bundled_package(default_fmu), bundled_package(other_fmu)]
+    assert packages[0] != packages[1]
+    assert r["isolation"]["bundled_packages"] == sorted(packages)
+
+
+@pytest.mark.slow
+def test_same_code_with_and_without_the_line_kernel_in_one_process(
+    default_fmu: Path, tmp_path: Path
+) -> None:
+    """The default FMU (no mooring) and a moored body whose lines must run the compiled
+    kernel (``kernel = "c"``), same hydrofmu code, in one process, the default one first:
+    their bundled packages differ (the kernel is part of the package's hash), so the
+    moored FMU imports its own package with its kernel beside it instead of the default
+    FMU's without one (which made it fall back to numpy, 2.4x slower, or fail with "c").
+    Together, each gives exactly its solo outputs."""
+    bodies, config = load_config(ROOT / "examples" / "moored_body.toml")
+    config["moorings"][0]["kernel"] = "c"
+    moored = build_fmu(bodies, config, tmp_path / "Moored.fmu", model_name="Moored")
+    runs = [
+        {"fmu": str(default_fmu), "inputs": {"body.F_pto[3]": 1.0e4}},
+        {"fmu": str(moored), "inputs": {"body.F_pto[3]": 1.0e4}},
+    ]
+    r = drive("instances", {"runs": runs, "dt": DT, "steps": 40}, tmp_path)
+    for solo, together in zip(r["solo"], r["together"], strict=True):
+        assert np.array_equal(np.array(solo), np.array(together))
+    packages = [bundled_package(default_fmu), bundled_package(moored)]
     assert packages[0] != packages[1]
     assert r["isolation"]["bundled_packages"] == sorted(packages)
 

@@ -179,11 +179,19 @@ def stage_runtime_package(
     *,
     root: Path,
     patterns: Sequence[str] | None = None,
+    extra: dict[str, bytes] | None = None,
 ) -> str:
-    """Copy the run-time modules into ``destination/_hydrofmu_<hash>``; return its name."""
+    """Copy the run-time modules, and the ``extra`` files (path in the package -> bytes,
+    e.g. a compiled kernel), into ``destination/_hydrofmu_<hash>``; return its name.
+
+    The hash covers every file: FMUs whose packages differ by an extra file get different
+    package names, so that in one process each imports its own (an importer keeps the
+    first package of a name it imported, with the files beside it).
+    """
     root = Path(root)
     files = _runtime_sources(root, RUNTIME_MODULES if patterns is None else patterns)
     check_runtime_imports(files)
+    files = {**files, **(extra or {})}
     name = PACKAGE_PREFIX + bundle_hash(files)
     target = destination / name
     target.mkdir(parents=True)

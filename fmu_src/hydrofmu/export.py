@@ -266,8 +266,8 @@ def build_fmu(
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
-        package = stage_runtime_package(staging, root=PACKAGE_ROOT)
-        _bundle_line_kernel(config, staging / package)
+        package = stage_runtime_package(staging, root=PACKAGE_ROOT,
+                                        extra=_line_kernel_files(config, Path(tmp)))
         save_model(staging / MODEL_FILE, {"bodies": list(bodies), "config": config})
         script_module = f"{model_name}_{package[len(PACKAGE_PREFIX) :]}"
         script = staging / f"{script_module}.py"
@@ -324,25 +324,28 @@ def build_fmu(
     return out
 
 
-def _bundle_line_kernel(config: dict[str, Any], package_dir: Path) -> None:
-    """Compile the mooring line kernel into the staged package (for this platform) when a
-    MoorDyn mooring may use it; without a compiler the FMU runs the numpy kernel (a
-    warning), unless a mooring asks for ``kernel = "c"`` (an error)."""
+def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
+    """The compiled mooring line kernel (for this platform) as a file of the run-time
+    package, ``{"moorings/<library>": bytes}``, when a MoorDyn mooring may use it; ``{}``
+    otherwise. Without a compiler the FMU runs the numpy kernel (a warning), unless a
+    mooring asks for ``kernel = "c"`` (an error). Compiled in ``work``."""
     kernels = {m.get("kernel", "auto") for m in config.get("moorings", [])
                if m.get("type") == "moordyn"}
     if not kernels - {"numpy"}:
-        return
+        return {}
     from .errors import OptionalDependencyError
     from .moorings.kernel_build import bundle_library
 
     try:
-        bundle_library(package_dir)
+        library = bundle_library(work / "kernel")
     except (OptionalDependencyError, ExportError) as exc:
         if "c" in kernels:
             raise ExportError(f"[[moorings]] kernel = 'c' needs the compiled line kernel: "
                               f"{exc}", value="c") from exc
         warnings.warn(f"the FMU's mooring lines will run the numpy kernel (slower): {exc}",
                       stacklevel=3)
+        return {}
+    return {f"moorings/{library.name}": library.read_bytes()}
 
 
 def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any]) -> None:
