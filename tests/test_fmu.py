@@ -352,9 +352,15 @@ def test_two_different_fmus_in_one_process(
     ]
     r = drive("instances", {"runs": runs, "dt": DT, "steps": 60}, tmp_path)
     assert r["model_names"] == ["HydroFMU", "OtherWEC"]
+    assert_side_by_side(r, [default_fmu, other_fmu])
+
+
+def assert_side_by_side(r: dict[str, Any], fmus: list[Path]) -> None:
+    """Together in one process, each FMU gives exactly its solo outputs, each from its own
+    bundled package."""
     for solo, together in zip(r["solo"], r["together"], strict=True):
         assert np.array_equal(np.array(solo), np.array(together))
-    packages = [bundled_package(default_fmu), bundled_package(other_fmu)]
+    packages = [bundled_package(f) for f in fmus]
     assert packages[0] != packages[1]
     assert r["isolation"]["bundled_packages"] == sorted(packages)
 
@@ -377,11 +383,7 @@ def test_same_code_with_and_without_the_line_kernel_in_one_process(
         {"fmu": str(moored), "inputs": {"body.F_pto[3]": 1.0e4}},
     ]
     r = drive("instances", {"runs": runs, "dt": DT, "steps": 40}, tmp_path)
-    for solo, together in zip(r["solo"], r["together"], strict=True):
-        assert np.array_equal(np.array(solo), np.array(together))
-    packages = [bundled_package(default_fmu), bundled_package(moored)]
-    assert packages[0] != packages[1]
-    assert r["isolation"]["bundled_packages"] == sorted(packages)
+    assert_side_by_side(r, [default_fmu, moored])
 
 
 # ---------------------------------------------------------------------------- export
