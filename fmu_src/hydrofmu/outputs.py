@@ -23,7 +23,6 @@ Run-time module: numpy and the standard library only.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,7 @@ from numpy.typing import NDArray
 
 from .layout import body_outputs
 from .linear_stepper import SinusoidBank, stacked
+from .part_linear import ramp_factor
 
 #: Relative agreement (to the magnitude of the terms summed, per output) required between
 #: the linear map and the part-by-part assembly: both sum the same terms in other orders,
@@ -72,16 +72,6 @@ def general_outputs(sim: Any) -> NDArray[np.float64]:
         if part.output_slice.stop > part.output_slice.start:
             out[part.output_slice] = part.outputs(ctx)
     return out
-
-
-def _ramp(t: float, t0: float, ramp_time: float) -> float:
-    """The half-cosine ramp of the parts' :class:`~hydrofmu.parts.SinusoidalForcing`."""
-    x = t - t0
-    if ramp_time <= 0.0 or x >= ramp_time:
-        return 1.0
-    if x <= 0.0:
-        return 0.0
-    return 0.5 * (1.0 - math.cos(math.pi * x / ramp_time))
 
 
 def _dense(m: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
@@ -183,7 +173,7 @@ class OutputMap:
         w[n : n + self._m] = u
         out = self.c @ w
         if self._cols is not None:
-            r = _ramp(t, sim.t0, sim.linear_model.ramp_time)
+            r = ramp_factor(t - sim.t0, sim.linear_model.ramp_time)
             if r:
                 part = self.bank.at(t)[self._cols]
                 out[self._rows] += part if r == 1.0 else r * part

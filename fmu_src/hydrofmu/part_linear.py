@@ -9,6 +9,7 @@ Run-time module: numpy and the standard library only.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +70,17 @@ class SinusoidalForcing:
     omega: NDArray[np.float64]
     coefficients: NDArray[np.complex128]
     ramp_time: float = 0.0
+
+
+def ramp_factor(s: float, ramp_time: float) -> float:
+    """The half-cosine ramp of :class:`SinusoidalForcing` at ``s`` seconds after the start
+    of the run: 0 before it, ``(1 - cos(pi s / T)) / 2`` up to ``T = ramp_time``, 1 after
+    (1 everywhere when ``ramp_time <= 0``). Scalar, for the evaluation of a step."""
+    if ramp_time <= 0.0 or s >= ramp_time:
+        return 1.0
+    if s <= 0.0:
+        return 0.0
+    return 0.5 * (1.0 - math.cos(math.pi * s / ramp_time))
 
 
 @dataclass

@@ -26,6 +26,7 @@ from ..hydrodata.model import DOF_NAMES, HydroData
 from ..irf_checks import cutoff_fraction
 from ..kernels import excitation_irf
 from ..parameters import check_positive, irf_options
+from ..part_linear import ramp_factor
 from ..parts import Context, LinearOutputs, LinearSystem, ModelInfo, Part, Port, SinusoidalForcing
 from ..waves import IrregularWave, RegularWave, wave_number
 from .excitation import ExcitationFromComponents, ExcitationFromInput
@@ -214,13 +215,8 @@ class WaveExcitation(Part):
 
     # ---------------------------------------------------------------- evaluation
     def _ramp(self, t: float, t0: float) -> float:
-        """Half-cosine ramp of the excitation (same as :func:`waves.ramp`, scalar)."""
-        x = t - t0
-        if self.ramp_time <= 0.0 or x >= self.ramp_time:
-            return 1.0
-        if x <= 0.0:
-            return 0.0
-        return 0.5 * (1.0 - math.cos(math.pi * x / self.ramp_time))
+        """Half-cosine ramp of the excitation (:func:`~hydrofmu.part_linear.ramp_factor`)."""
+        return ramp_factor(t - t0, self.ramp_time)
 
     def force(self, ctx: Context) -> NDArray[np.float64] | None:
         if self.components is not None:
