@@ -316,17 +316,20 @@ class Simulator(Tunable, ModelInterface):
                 f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
             )
         self._check_inputs()
-        advance = self.scheme.advance  # exact, or a Runge-Kutta map of a linear model
-        if advance is not None:
-            advance(t + h)  # leaves the simulator unchanged when it raises
-        else:
-            saved = self.get_state()
-            try:
-                self._advance(t + h)
-            except IntegrationError:
-                self.set_state(saved)
-                raise
+        # exact, or a Runge-Kutta map of a linear model: leaves the simulator unchanged when
+        # it raises
+        (self.scheme.advance or self.advance_stagewise)(t + h)
         self._dirty = True
+
+    def advance_stagewise(self, t_end: float) -> None:
+        """Advance to ``t_end`` (s) by the scheme's internal steps; restored to the start
+        when it raises :class:`IntegrationError`."""
+        saved = self.get_state()
+        try:
+            self._advance(t_end)
+        except IntegrationError:
+            self.set_state(saved)
+            raise
 
     def _advance(self, t_end: float) -> None:
         eps = self.grid_tolerance(t_end)

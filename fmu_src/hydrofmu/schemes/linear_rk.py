@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import IntegrationError
 from ..linear_stepper import LinearStepper, OffGrid, SinusoidSegment
 from ..lti import ramped_components
 from .base import DIVERGENCE_LIMIT, diverged
@@ -212,9 +211,4 @@ class LinearRungeKutta:
                 sim.grid_index += m
                 sim.time = end
                 return
-        saved = sim.get_state()
-        try:
-            sim._advance(t_end)
-        except IntegrationError:
-            sim.set_state(saved)
-            raise
+        sim.advance_stagewise(t_end)
