@@ -66,10 +66,10 @@ class FmiVariables:
             )
 
     def _register_all(self) -> None:
-        # Getters hold the instance weakly: a strong reference would be a cycle that only
-        # the cyclic garbage collector frees, so each freed instance's arrays would stay
-        # in memory until a full collection (+0.4 MB per instantiate/free cycle).
-        me = weakref.ref(self)
+        # Getters (_add_fixed, _add_real) hold the instance weakly: a strong reference would
+        # be a cycle that only the cyclic garbage collector frees, so each freed instance's
+        # arrays would stay in memory until a full collection (+0.4 MB per instantiate/free
+        # cycle).
         real_params = [p for p in self._parameters if p.kind == "Real"]
         int_params = [p for p in self._parameters if p.kind == "Integer"]
         str_params = [p for p in self._parameters if p.kind == "String"]
@@ -91,42 +91,40 @@ class FmiVariables:
         self._ints: list[int] = []
         self._int_names: list[str] = []
         for p in int_params:
-            vr = len(self.vars)
-            self._ints.append(int(p.start))
-            self._int_names.append(p.name)
-            self.register_variable(
-                Integer(
-                    p.name,
-                    causality=Fmi2Causality.parameter,
-                    variability=Fmi2Variability.fixed,
-                    initial=Fmi2Initial.exact,
-                    description=p.description,
-                    getter=lambda k=vr - self._n_real, me=me: me()._ints[k],
-                ),
-                nested=False,
-            )
+            self._add_fixed(Integer, p.name, "_ints", int(p.start), self._int_names,
+                            p.description)
         self._int_lo = self._n_real
         self._str_lo = len(self.vars)
         self._strs: list[str] = []
         self._str_names: list[str] = []
         for p in str_params:
-            k = len(self._strs)
-            self._strs.append(str(p.start))
-            self._str_names.append(p.name)
-            self.register_variable(
-                String(
-                    p.name,
-                    causality=Fmi2Causality.parameter,
-                    variability=Fmi2Variability.fixed,
-                    initial=Fmi2Initial.exact,
-                    description=with_choices(p.description, p.choices),
-                    getter=lambda k=k, me=me: me()._strs[k],
-                ),
-                nested=False,
-            )
+            self._add_fixed(String, p.name, "_strs", str(p.start), self._str_names,
+                            with_choices(p.description, p.choices))
         self._units = {p.name: (p.unit or DIMENSIONLESS) for p in real_params}
         self._units.update(zip(self._input_names, self._input_units, strict=True))
         self._units.update(zip(self._output_names, self._output_units, strict=True))
+
+    def _add_fixed(self, cls: type, name: str, store: str, start: Any, names: list[str],
+                   description: str) -> None:
+        """Register a fixed parameter of type ``cls`` (``Integer``, ``String``) whose value
+        is the next entry of the list ``self.<store>`` (read by name: a restored state
+        replaces the list)."""
+        values = getattr(self, store)
+        k = len(values)
+        values.append(start)
+        names.append(name)
+        me = weakref.ref(self)
+        self.register_variable(
+            cls(
+                name,
+                causality=Fmi2Causality.parameter,
+                variability=Fmi2Variability.fixed,
+                initial=Fmi2Initial.exact,
+                description=description,
+                getter=lambda: getattr(me(), store)[k],
+            ),
+            nested=False,
+        )
 
     def _add_real(self, name: str, start: float, kind: int, description: str) -> None:
         vr = len(self._reals)
