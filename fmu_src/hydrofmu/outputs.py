@@ -74,6 +74,20 @@ def general_outputs(sim: Any) -> NDArray[np.float64]:
     return out
 
 
+def _body_quantities(sim: Any, channel_maps: dict[str | None, NDArray[Any]],
+                     zero: NDArray[Any], q: NDArray[Any], v: NDArray[Any]) -> NDArray[Any]:
+    """The body quantities ``[q, v, q'', F_added_mass, channels..., F_constraint]`` stacked,
+    each as a map (rows of n) of the same columns as the channels' force maps (the
+    ``z = [y, u, 1]`` maps, or the sinusoids' amplitudes): the part-by-part assembly of
+    :func:`general_outputs`, applied to maps instead of values."""
+    total = sum(channel_maps.values(), np.zeros_like(zero))
+    acc = sim.constraints.basis @ (sim._acc_map @ total)
+    f_am = -sim.added_left @ acc
+    f_c = sim.constraints.projector @ (sim.lhs @ acc - total)
+    channels = [channel_maps.get(ch, zero) for ch in sim.table.channels]
+    return np.concatenate([q, v, acc, f_am, *channels, f_c])
+
+
 def _dense(m: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
     return np.zeros(shape) if m is None else np.asarray(m, dtype=float).reshape(shape)
 
@@ -109,21 +123,14 @@ class OutputMap:
         n, nr, big_n, m = sim.n, sim.nr, sim.y.size, sim.u.size
         nz, k = big_n + m + 1, model.omega.size
         basis = sim.constraints.basis
-        maps = [np.zeros((n, nz)), np.zeros((n, k), dtype=complex)]  # [z part, sinusoids]
-        q, v = maps[0].copy(), maps[0].copy()
+        q, v = np.zeros((n, nz)), np.zeros((n, nz))
         q[:, :nr] = basis
         v[:, nr : 2 * nr] = basis
-        stacked_rows = []
-        for store, zero in ((model.channel_force, maps[0]), (model.channel_sines, maps[1])):
-            total = sum(store.values(), np.zeros_like(zero))
-            acc = basis @ (sim._acc_map @ total)
-            f_am = -sim.added_left @ acc
-            f_c = sim.constraints.projector @ (sim.lhs @ acc - total)
-            channels = [store.get(ch, zero) for ch in sim.table.channels]
-            kin = (q, v) if zero is maps[0] else (zero, zero)
-            stacked_rows.append(np.concatenate([*kin, acc, f_am, *channels, f_c]))
+        rows_z = _body_quantities(sim, model.channel_force, np.zeros((n, nz)), q, v)
+        no_sines = np.zeros((n, k), dtype=complex)
+        rows_s = _body_quantities(sim, model.channel_sines, no_sines, no_sines, no_sines)
         # Where body_outputs puts each entry of [q, v, acc, f_am, channels, f_c].
-        size = stacked_rows[0].shape[0]
+        size = rows_z.shape[0]
         marks = np.arange(size, dtype=float)
         nch = len(sim.table.channels)
         out = np.zeros(sim._out.size)
@@ -133,8 +140,8 @@ class OutputMap:
         source = out[:size].astype(np.intp)
         c = np.zeros((out.size, nz))
         h = np.zeros((out.size, k), dtype=complex)
-        c[:size] = stacked_rows[0][source]
-        h[:size] = stacked_rows[1][source]
+        c[:size] = rows_z[source]
+        h[:size] = rows_s[source]
         fc_rows = np.empty(n, dtype=np.intp)
         fc_rows[source[source >= (4 + nch) * n] - (4 + nch) * n] = \
             np.flatnonzero(source >= (4 + nch) * n)
