@@ -39,7 +39,6 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from ..linear_model import assemble
 from ..lti import expm, quantized_step
 from .base import RHS, TimeScheme
 
@@ -76,8 +75,7 @@ class ExponentialRK4(TimeScheme):
 
     def bind(self, model: Any) -> None:
         """Take the linear part of the simulator ``model`` (its nonlinear parts go to g)."""
-        linear = getattr(model, "linear_model", None)  # the simulator assembled it
-        self.f = (assemble(model) if linear is None else linear).f
+        self.f = model.linear_model.f  # assembled by the simulator
         self._cache = {}
 
     def _matrices(self, h: float) -> tuple[NDArray[np.float64], ...]:

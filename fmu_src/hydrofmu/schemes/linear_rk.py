@@ -139,9 +139,8 @@ class LinearRungeKutta:
         """The fused map for ``scheme`` (an explicit Runge-Kutta scheme) on ``sim``, or
         ``None`` when the model is not linear, the added mass not all on the left side, a
         local time step runs, or a wave component has no discrete particular solution."""
-        model = getattr(sim, "linear_model", None)
-        if (model is None or not model.linear or sim.added_mass_method != "implicit"
-                or sim.partition is not None):
+        model = sim.linear_model
+        if not model.linear or sim.added_mass_method != "implicit" or sim.partition is not None:
             return None
         r, w = stage_maps(scheme.A, scheme.B, model.f, float(sim.dt))
         fused = cls(scheme, sim, r, w)
