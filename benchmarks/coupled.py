@@ -8,7 +8,7 @@ Builds the default body FMU and ``examples/controller``'s damper FMU in a tempor
 and times, in this process, three runs of the damped body in regular waves:
 
 - ``single FMU``: fmpy loop over the body FMU alone, F = -c v set before every step;
-- ``project master``: :class:`hydrofmu.master.FixedStepMaster` (Gauss-Seidel), two FMUs;
+- ``project master``: :class:`hydrofmu.cosim.master.FixedStepMaster` (Gauss-Seidel), two FMUs;
 - ``libcosim``: libcosimpy from an OSP system structure file, two FMUs.
 
 Each is timed at ``steps`` and ``steps / 3`` steps and the difference is divided by the
@@ -30,8 +30,8 @@ sys.path.insert(0, str(HERE.parent / "examples" / "controller"))
 from build_controller import build_controller  # noqa: E402
 from routes import run_libcosim, run_loop, run_master  # noqa: E402
 
-from hydrofmu.config import default_config  # noqa: E402
-from hydrofmu.export import build_fmu  # noqa: E402
+from hydrofmu.config.configuration import default_config  # noqa: E402
+from hydrofmu.export.fmu import build_fmu  # noqa: E402
 
 
 def per_step(run, body: Path, controller: Path, dt: float, steps: int, repeat: int) -> float:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from hydrofmu.config import default_config
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config
+from hydrofmu.runtime.simulator.simulator import Simulator
 
 
 def per_step(sim: Simulator, steps: int, h: float, outputs: bool) -> float:

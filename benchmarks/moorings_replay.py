@@ -70,17 +70,17 @@ def write_motion(path: Path, coupled: list[str], duration: float) -> None:
 
 
 def main() -> None:
-    from hydrofmu.moorings.equilibrium import initial_state
-    from hydrofmu.moorings.moordyn_input import read_moordyn
-    from hydrofmu.moorings.replay import Replay, coupled_columns, read_motion
-    from hydrofmu.timeschemes import make_scheme
+    from hydrofmu.runtime.moorings.equilibrium import initial_state
+    from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
+    from hydrofmu.runtime.moorings.replay import Replay, coupled_columns, read_motion
+    from hydrofmu.runtime.schemes.registry import make_scheme
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--schemes", nargs="+", default=["rk2", "rk4"])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    import hydrofmu.moorings.replay as replay_module
+    import hydrofmu.runtime.moorings.replay as replay_module
 
     print(f"{'file':<18}{'scheme':<7}{'dtM':>7}{'nodes':>6}{'numpy s':>9}{'C s':>8}"
           f"{'C+steps s':>10}{'MD-C s':>8}{'ratios np/C/C+st':>19}{'IC ours/MD s':>14}"

@@ -43,12 +43,12 @@ import numpy as np
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from hydrofmu.config import default_config, default_config_data, load_config, resolve
-from hydrofmu.export import build_fmu
-from hydrofmu.fmi_slave import guard_interpreter_exit
-from hydrofmu.layout import parameter_table
-from hydrofmu.statespace_payload import add_realisation
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config, default_config_data, load_config, resolve
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.fmi.slave import guard_interpreter_exit
+from hydrofmu.runtime.simulator.layout import parameter_table
+from hydrofmu.runtime.simulator.simulator import Simulator
+from hydrofmu.statespace.payload import add_realisation
 
 _TRIVIAL = '''"""Empty pythonfmu FMU with the interface sizes of a hydrofmu FMU (benchmark)."""
 

@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from run import Driver, best_per_step, build_trivial
 
-from hydrofmu.config import default_config
-from hydrofmu.export import build_fmu
-from hydrofmu.layout import parameter_table
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.simulator.layout import parameter_table
+from hydrofmu.runtime.simulator.simulator import Simulator
 
 NAMES = ["euler", "heun", "rk2heun", "rk2", "rk3", "rk4", "ab2", "ab3", "ab4", "ab5",
          "leuler", "lab2", "lab3", "lab4", "lab5", "beuler5", "midpoint5", "anderson5",

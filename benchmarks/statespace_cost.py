@@ -4,8 +4,8 @@
 default sphere (all six DOFs) and times, per call:
 
 - state space: ``derivative(x, v)`` + ``force(x, v)`` of
-  :class:`hydrofmu.forces.radiation_ss.StateSpaceRadiation` (one RK stage needs both);
-- convolution: :class:`hydrofmu.forces.radiation.ConvolutionRadiation` at dt = 0.01 s
+  :class:`hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation` (one RK stage needs both);
+- convolution: :class:`hydrofmu.runtime.forces.radiation.ConvolutionRadiation` at dt = 0.01 s
   with a 30 s kernel, (a) ``commit`` + ``force`` (a new grid step: the history sums are
   recomputed, once per internal step) and (b) ``force`` alone (a later stage of the same
   step: the sums are cached).
@@ -21,11 +21,11 @@ import warnings
 
 import numpy as np
 
-from hydrofmu.config import builtin_path
-from hydrofmu.forces.radiation import ConvolutionRadiation
-from hydrofmu.hydrodata.readers import read_hydro
-from hydrofmu.kernels import radiation_irf
-from hydrofmu.statespace import realise_radiation
+from hydrofmu.config.configuration import builtin_path
+from hydrofmu.io.readers import read_hydro
+from hydrofmu.runtime.forces.radiation import ConvolutionRadiation
+from hydrofmu.runtime.irf.transforms import radiation_irf
+from hydrofmu.statespace.realisation import realise_radiation
 
 
 def main() -> None:

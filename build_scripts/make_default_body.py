@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hydrofmu.bem import BEMSpec, parse_bem, run_bem, write_netcdf
-from hydrofmu.errors import OptionalDependencyError, require
+from hydrofmu.runtime.errors import OptionalDependencyError, require
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import xarray as xr

@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import scipy.optimize
 
-from hydrofmu.config import resolve
-from hydrofmu.export import build_fmu
-from hydrofmu.simulate import simulate, write_csv
+from hydrofmu.config.configuration import resolve
+from hydrofmu.cosim.fmpy_run import simulate, write_csv
+from hydrofmu.export.fmu import build_fmu
 
 HERE = Path(__file__).resolve().parent
 CASES = {

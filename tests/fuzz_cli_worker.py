@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hydrofmu import cli
+from hydrofmu.cli import main as cli
 
 
 class CaseTimeout(BaseException):

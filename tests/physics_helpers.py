@@ -11,9 +11,9 @@ import numpy as np
 import scipy.optimize
 from numpy.typing import NDArray
 
-from hydrofmu.config import resolve
-from hydrofmu.hydrodata.model import HydroData
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import resolve
+from hydrofmu.runtime.hydrodata.model import HydroData
+from hydrofmu.runtime.simulator.simulator import Simulator
 from paths import DATA_DIR
 
 SHARED = DATA_DIR

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hydrofmu.errors import IntegrationError
-from hydrofmu.system import Simulator
+from hydrofmu.runtime.errors import IntegrationError
+from hydrofmu.runtime.simulator.simulator import Simulator
 from physics_helpers import column, default_sphere_body, exact_decay, make_simulator, run
 
 
@@ -62,7 +62,7 @@ def test_split_left_side_is_wecsim_adjusted_mass() -> None:
 
 def test_unknown_method_lists_choices() -> None:
     sim, _, _ = _decay("implicit", None, 0.01, stop=0.1)
-    from hydrofmu.errors import ConfigError
+    from hydrofmu.runtime.errors import ConfigError
 
     with pytest.raises(ConfigError, match=r"added_mass.method = 'explicit'.*implicit, split"):
         Simulator(sim.bodies, sim.config, {"added_mass.method": "explicit"})

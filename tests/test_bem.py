@@ -18,10 +18,10 @@ import pytest
 import xarray as xr
 
 from hydrofmu import bem
-from hydrofmu.cli import main as cli_main
-from hydrofmu.config import load_config
-from hydrofmu.errors import ConfigError, HydroDataError
-from hydrofmu.hydrodata.readers import read_hydro
+from hydrofmu.cli.main import main as cli_main
+from hydrofmu.config.configuration import load_config
+from hydrofmu.io.readers import read_hydro
+from hydrofmu.runtime.errors import ConfigError, HydroDataError
 from paths import BEMIO_SPHERE, ROOT
 
 cpt = pytest.importorskip("capytaine")

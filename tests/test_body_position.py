@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 import scipy.optimize
 
-from hydrofmu.config import resolve
-from hydrofmu.errors import ConfigError
-from hydrofmu.forces.wave_excitation import position_phase
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import resolve
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.forces.wave_excitation import position_phase
+from hydrofmu.runtime.simulator.simulator import Simulator
 from physics_helpers import bemio_sphere_body, fit_sinusoid, run
 
 #: Distance of the second body along the heading (0 rad, +x), m: a few wavelengths of an

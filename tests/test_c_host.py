@@ -26,9 +26,9 @@ import fmpy
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config
-from hydrofmu.export import build_fmu
-from hydrofmu.native import c_compiler, needed_libraries, shared_libpython
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.export.python_binary import c_compiler, needed_libraries, shared_libpython
 from test_fmu import drive
 
 pytestmark = pytest.mark.fmu

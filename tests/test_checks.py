@@ -8,15 +8,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.errors import HydroDataError
-from hydrofmu.hydrodata import HydroData, read_bemio
-from hydrofmu.hydrodata.checks import (
+from hydrofmu.io.readers import read_bemio
+from hydrofmu.runtime.errors import HydroDataError
+from hydrofmu.runtime.hydrodata.checks import (
     DAMPING_ERROR_RTOL,
     SYMMETRY_RTOL,
     HydroDataWarning,
     check_hydrodata,
     check_mass_matrix,
 )
+from hydrofmu.runtime.hydrodata.model import HydroData
 
 
 @pytest.fixture(scope="module")

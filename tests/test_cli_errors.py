@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu import cli
+from hydrofmu.cli import main as cli
 from paths import CAPYTAINE_CYLINDER
 
 BASE = """\
@@ -141,12 +141,12 @@ def test_traceback_only_with_debug(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_unexpected_exception_is_an_internal_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hydrofmu.config
+    import hydrofmu.config.configuration
 
     def broken(path: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(hydrofmu.config, "load_config", broken)
+    monkeypatch.setattr(hydrofmu.config.configuration, "load_config", broken)
     status, lines, _ = run(capsys, "check", str(write_config(tmp_path)))
     assert status == 1
     assert "internal error (ZeroDivisionError: a bug), rerun with --debug" in one_error(lines)

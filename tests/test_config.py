@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config, load_config, resolve
-from hydrofmu.errors import ConfigError
+from hydrofmu.config.configuration import default_config, load_config, resolve
+from hydrofmu.runtime.errors import ConfigError
 from paths import BEMIO_SPHERE
 
 SPHERE_H5 = BEMIO_SPHERE
@@ -73,7 +73,7 @@ def test_default_body_round_trip_is_reported_and_small() -> None:
     """The embedded sphere's IRF rebuilds A(w) within 2 % (measured 0.9 %, surge/sway:
     the file's A_inf comes from Capytaine's omega = inf solve, which differs by ~1 %
     from what the finite frequencies up to 5 rad/s imply), B(w) within 0.5 %."""
-    from hydrofmu.irf_checks import irf_roundtrip_error
+    from hydrofmu.runtime.irf.checks import irf_roundtrip_error
 
     bodies, _cfg = default_config()
     r = irf_roundtrip_error(bodies[0], np.arange(3001) * 0.01)
@@ -122,7 +122,7 @@ def test_bad_configuration_messages(config_dir: Path, old: str, new: str, match:
 
 
 def test_unknown_hydro_body_lists_available(config_dir: Path) -> None:
-    from hydrofmu.errors import HydroDataError
+    from hydrofmu.runtime.errors import HydroDataError
 
     with pytest.raises(HydroDataError, match=r"no body 'float'.*available: 'sphere'"):
         _load(config_dir, GOOD.replace('hydro_body = "body1"', 'hydro_body = "float"'))
@@ -185,7 +185,7 @@ def test_irf_frequency_cut_is_exposed_and_its_error_reported() -> None:
 
 
 def test_direction_in_degrees_is_recognised() -> None:
-    from hydrofmu.errors import HydroDataError
+    from hydrofmu.runtime.errors import HydroDataError
 
     with pytest.raises(HydroDataError, match=r"looks like degrees: 90.0 deg = 1.5708 rad"):
         default_config(wave={"direction": 90.0})

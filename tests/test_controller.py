@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config
-from hydrofmu.errors import ConfigError
-from hydrofmu.export import build_fmu
-from hydrofmu.master import FixedStepMaster
-from hydrofmu.osp import OSP_NAMESPACE, osp_model_description
+from hydrofmu.config.configuration import default_config
+from hydrofmu.cosim.master import FixedStepMaster
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.export.osp import OSP_NAMESPACE, osp_model_description
+from hydrofmu.runtime.errors import ConfigError
 
 pytestmark = pytest.mark.fmu
 
@@ -153,7 +153,7 @@ def test_pi_controller_matches_the_frequency_domain_solution(pi_result: dict) ->
 def frequency_domain_heave(damping: float, stiffness: float) -> float:
     """Steady heave amplitude (m) of the default body in its regular wave with a PTO
     damping (N s/m) and stiffness (N/m) added on heave, all six DOFs free."""
-    from hydrofmu.system import Simulator
+    from hydrofmu.runtime.simulator.simulator import Simulator
 
     bodies, config = default_config()
     sim = Simulator(bodies, config)

@@ -13,8 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
-from hydrofmu.config import builtin_path
-from hydrofmu.hydrodata.readers import read_hydro
+from hydrofmu.config.configuration import builtin_path
+from hydrofmu.io.readers import read_hydro
 
 SHARED_SPHERE = "sphere_bemio.h5"
 #: Up to 2 rad/s (ka = 2): there both codes are within ~1 % of Hulme's table in heave

@@ -17,7 +17,7 @@ import pytest
 import xarray as xr
 from scipy.interpolate import CubicSpline
 
-from hydrofmu.errors import OptionalDependencyError
+from hydrofmu.runtime.errors import OptionalDependencyError
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "build_scripts" / "make_default_body.py"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu import bundle
-from hydrofmu.cli import main
-from hydrofmu.config import default_config
-from hydrofmu.doctor import diagnose
-from hydrofmu.errors import InputError
-from hydrofmu.export import build_fmu
-from hydrofmu.native import shared_libpython
+from hydrofmu.cli.main import main
+from hydrofmu.config.configuration import default_config
+from hydrofmu.cosim.doctor import diagnose
+from hydrofmu.export import bundle
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.export.python_binary import shared_libpython
+from hydrofmu.runtime.errors import InputError
 
 pytestmark = pytest.mark.fmu
 

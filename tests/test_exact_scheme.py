@@ -16,13 +16,13 @@ import pytest
 import scipy.integrate
 import scipy.linalg
 
-from hydrofmu.config import default_config, default_config_data, load_config, resolve
-from hydrofmu.errors import ConfigError, IntegrationError
-from hydrofmu.export import build_fmu
-from hydrofmu.linear_model import assemble
-from hydrofmu.schemes.exponential import ExponentialRK4, phi_functions
-from hydrofmu.system import Simulator
-from hydrofmu.timeschemes import make_scheme, scheme_names
+from hydrofmu.config.configuration import default_config, default_config_data, load_config, resolve
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.errors import ConfigError, IntegrationError
+from hydrofmu.runtime.linear.model import assemble
+from hydrofmu.runtime.schemes.exponential import ExponentialRK4, phi_functions
+from hydrofmu.runtime.schemes.registry import make_scheme, scheme_names
+from hydrofmu.runtime.simulator.simulator import Simulator
 from paths import ROOT
 from test_fmu import FMI_ERROR, FMI_OK, drive
 

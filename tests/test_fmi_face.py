@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from hydrofmu import fmi_slave, fmi_states
-from hydrofmu.config import default_config
-from hydrofmu.hydrodata.store import save_model
+from hydrofmu.config.configuration import default_config
+from hydrofmu.runtime.fmi import slave as fmi_slave
+from hydrofmu.runtime.fmi import state_machine as fmi_states
+from hydrofmu.runtime.hydrodata.store import save_model
 
 H = 0.1  # s, communication step
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import pytest
 
-from hydrofmu.config import default_config
-from hydrofmu.export import build_fmu
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.fmu import build_fmu
 
 TESTS = Path(__file__).resolve().parent
 FMI_OK, FMI_DISCARD, FMI_ERROR = 0, 2, 3
@@ -279,8 +279,8 @@ inst.close()
 def test_memory_estimate_refuses_before_allocating() -> None:
     """The cross-check of components x DOFs against the memory limit (the range check
     catches 1e9 first; many bodies reach the estimate's limit within the range)."""
-    from hydrofmu.layout import parameter_table
-    from hydrofmu.parameter_checks import parameter_problems
+    from hydrofmu.runtime.parameters.checks import parameter_problems
+    from hydrofmu.runtime.simulator.layout import parameter_table
 
     bodies, config = default_config(wave={"type": "irregular"})
     table = parameter_table(bodies, config)
@@ -433,7 +433,7 @@ def test_shim_built_with_ziglang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     """A machine with only Python and pip: CC=zig forces the ziglang wheel's compiler
     (``python -m ziglang cc``); the FMU carries the shim and a refused call is fmi2Error."""
     pytest.importorskip("ziglang")  # in the test extra: skipped only outside it
-    from hydrofmu import native
+    from hydrofmu.export import python_binary as native
 
     monkeypatch.setenv("CC", "zig")
     command = native.c_compiler()
@@ -454,7 +454,7 @@ def test_without_a_compiler_the_build_warns_and_refusals_are_logged_only(
     pythonfmu's binary alone, whose refused call returns fmi2OK with the logged error."""
     import warnings
 
-    from hydrofmu import native
+    from hydrofmu.export import python_binary as native
 
     monkeypatch.setattr(native, "c_compiler", lambda: None)
     bodies, config = default_config()
@@ -563,7 +563,7 @@ def test_fuzzed_files_give_one_line_errors(kind: str, tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- the tables themselves
 def test_state_table_follows_fmi2_co_simulation() -> None:
-    from hydrofmu import fmi_states as fsm
+    from hydrofmu.runtime.fmi import state_machine as fsm
 
     assert set(fsm.ALLOWED) == set(fsm.CALLS)
     # FMI 2.0 section 4.2.4: doStep only between steps; parameters before the end of
@@ -582,7 +582,7 @@ def test_state_table_follows_fmi2_co_simulation() -> None:
 
 
 def test_step_time_tolerance_scales_with_the_step_and_the_time() -> None:
-    from hydrofmu.work_limits import step_refusal
+    from hydrofmu.runtime.simulator.work_limits import step_refusal
 
     def refused(t: float, h: float, now: float) -> bool:
         return step_refusal(t, h, fmu_time=now, max_internal_step=0.01, limit=10**7) is not None

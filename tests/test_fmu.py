@@ -23,18 +23,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu import export
-from hydrofmu.bundle import check_runtime_imports
-from hydrofmu.config import default_config, load_config
-from hydrofmu.errors import ExportError
-from hydrofmu.export import (
+from hydrofmu.config.configuration import default_config, load_config
+from hydrofmu.export import bundle
+from hydrofmu.export.bundle import check_runtime_imports
+from hydrofmu.export.fmu import (
     build_fmu,
     model_name_problem,
     resource_path_problem,
     sanitize_model_name,
 )
-from hydrofmu.model_description import UNIT_DEFINITIONS, finalize_model_description
-from hydrofmu.system import Simulator
+from hydrofmu.export.model_description import UNIT_DEFINITIONS, finalize_model_description
+from hydrofmu.runtime.errors import ExportError
+from hydrofmu.runtime.simulator.simulator import Simulator
 from paths import ROOT
 
 pytestmark = pytest.mark.fmu
@@ -64,8 +64,8 @@ def other_fmu(fmu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A second, different model: another body name, waves and radiation method, built
     from a copy of the package whose code differs by a comment (as another hydrofmu
     version would), so that its bundled package has another name."""
-    source = tmp_path_factory.mktemp("variant") / "hydrofmu"
-    shutil.copytree(export.PACKAGE_ROOT, source, ignore=shutil.ignore_patterns("__pycache__"))
+    source = tmp_path_factory.mktemp("variant") / "runtime"
+    shutil.copytree(bundle.RUNTIME_ROOT, source, ignore=shutil.ignore_patterns("__pycache__"))
     with (source / "errors.py").open("a") as f:
         f.write("\n# variant build for test_two_different_fmus_in_one_process\n")
     bodies, config = default_config(
@@ -74,7 +74,7 @@ def other_fmu(fmu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         bodies=[{"name": "buoy", "hydro": "builtin:sphere"}],
     )
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(export, "PACKAGE_ROOT", source)
+        mp.setattr(bundle, "RUNTIME_ROOT", source)
         return build_fmu(bodies, config, fmu_dir / "OtherWEC.fmu", model_name="OtherWEC")
 
 
@@ -478,8 +478,8 @@ def test_a_refused_run_names_the_fmus_reason(default_fmu: Path) -> None:
     at initialization: the error carries the FMU's own reason, not only the status (the
     shim passes error messages to the host even with logging off)."""
     code = (
-        "from hydrofmu.simulate import simulate\n"
-        "from hydrofmu.errors import ExportError\n"
+        "from hydrofmu.cosim.fmpy_run import simulate\n"
+        "from hydrofmu.runtime.errors import ExportError\n"
         "try:\n"
         f"    simulate({str(default_fmu)!r}, stop_time=1.0, output_interval=0.1,\n"
         "             start_values={'wave.period': 0.01})\n"

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config
-from hydrofmu.export import build_fmu
-from hydrofmu.timeschemes import SCHEMES, SemiImplicit, make_scheme
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.schemes.registry import SCHEMES, make_scheme
+from hydrofmu.runtime.schemes.semi_implicit import SemiImplicit
 from test_fmu import FMI_DISCARD, FMI_OK, drive
 
 pytestmark = [pytest.mark.fmu, pytest.mark.slow]

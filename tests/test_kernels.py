@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from hydrofmu import irf_checks, irf_duration, kernels
-from hydrofmu.errors import ConfigError, HydroDataError
-from hydrofmu.hydrodata.model import HydroData
+from hydrofmu.runtime.errors import ConfigError, HydroDataError
+from hydrofmu.runtime.hydrodata.model import HydroData
+from hydrofmu.runtime.irf import checks as irf_checks
+from hydrofmu.runtime.irf import duration as irf_duration
+from hydrofmu.runtime.irf import transforms as kernels
 from paths import BEMIO_SPHERE
 
 SPHERE = BEMIO_SPHERE

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config
-from hydrofmu.export import build_fmu
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.fmu import build_fmu
 from test_fmu import DT, drive
 
 pytestmark = pytest.mark.fmu

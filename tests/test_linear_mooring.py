@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config_data, resolve
-from hydrofmu.errors import ConfigError
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config_data, resolve
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.simulator.simulator import Simulator
 from physics_helpers import column, run
 
 K_MOOR = 2.0e5   # N/m, heave stiffness of the mooring (about 1/4 of the sphere's K_hs)

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config_data, resolve
-from hydrofmu.errors import IntegrationError
-from hydrofmu.export import build_fmu
-from hydrofmu.schemes.linear_rk import discrete_particular, power_sum, stage_maps
-from hydrofmu.schemes.runge_kutta import RK2, RK3, RK4, Euler
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config_data, resolve
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.errors import IntegrationError
+from hydrofmu.runtime.schemes.linear_rk import discrete_particular, power_sum, stage_maps
+from hydrofmu.runtime.schemes.runge_kutta import RK2, RK3, RK4, Euler
+from hydrofmu.runtime.simulator.simulator import Simulator
 from test_exact_scheme import SIX_DOF, heave_pto_force, rm3_constant, ss_sphere
 from test_fmu import FMI_OK, drive
 

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
-from hydrofmu.timeschemes import PartitionedRHS, make_scheme
+from hydrofmu.runtime.schemes.local import PartitionedRHS
+from hydrofmu.runtime.schemes.registry import make_scheme
 
 M, K, C = 1.0, 1.0, 0.2
 MF, KF, CF = 0.01, 25.0, 0.5

@@ -8,9 +8,9 @@ import pytest
 import scipy.integrate
 import scipy.linalg
 
-from hydrofmu.errors import ConfigError
-from hydrofmu.linear_stepper import ExactStepper, SinusoidSegment
-from hydrofmu.lti import discretize, expm, particular_solution, ramped_components
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.linear.lti import discretize, expm, particular_solution, ramped_components
+from hydrofmu.runtime.linear.stepper import ExactStepper, SinusoidSegment
 
 #: solve_ivp (DOP853) at rtol 1e-12, atol 1e-14 is the reference; its global error on these
 #: few-second, O(1) problems is ~1e-11, so 1e-9 relative leaves a margin of 100.

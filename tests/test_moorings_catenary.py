@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from hydrofmu.moorings.catenary import Catenary, CatenaryError
-from hydrofmu.moorings.quasistatic import CatenaryMooring
+from hydrofmu.runtime.moorings.catenary import Catenary, CatenaryError
+from hydrofmu.runtime.moorings.quasistatic import CatenaryMooring
 
 W = (100.0 - 1025.0 * math.pi / 4 * 0.1**2) * 9.80665  # submerged chain weight, N/m
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from scipy.optimize import fsolve
 
-from hydrofmu.moorings.equilibrium import static_equilibrium
-from hydrofmu.moorings.lines import LineSystem
-from hydrofmu.moorings.moordyn_input import parse_moordyn
-from hydrofmu.moorings.replay import replay_file
+from hydrofmu.runtime.moorings.equilibrium import static_equilibrium
+from hydrofmu.runtime.moorings.lines import LineSystem
+from hydrofmu.runtime.moorings.moordyn_input import parse_moordyn
+from hydrofmu.runtime.moorings.replay import replay_file
 from test_moorings_lines import run_moordyn
 
 DATA = Path(__file__).parent / "data" / "moorings"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu.moorings.moordyn_input import MoorDynInputError, parse_moordyn, read_moordyn
+from hydrofmu.runtime.moorings.moordyn_input import MoorDynInputError, parse_moordyn, read_moordyn
 
 DATA = Path(__file__).parent / "data" / "moorings"
 TEXT = (DATA / "chain_1line.txt").read_text()

@@ -16,16 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.errors import ConfigError
-from hydrofmu.moorings import kernel
-from hydrofmu.moorings.equilibrium import initial_profile
-from hydrofmu.moorings.kernel_build import build_library
-from hydrofmu.moorings.kernel_stepper import CompiledSteps
-from hydrofmu.moorings.lines import LineSystem
-from hydrofmu.moorings.moordyn_input import read_moordyn
-from hydrofmu.moorings.replay import Replay
-from hydrofmu.native import compile_shared_library
-from hydrofmu.timeschemes import make_scheme
+from hydrofmu.export.line_kernel_build import build_library
+from hydrofmu.export.python_binary import compile_shared_library
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.moorings import line_kernel as kernel
+from hydrofmu.runtime.moorings.equilibrium import initial_profile
+from hydrofmu.runtime.moorings.kernel_stepper import CompiledSteps
+from hydrofmu.runtime.moorings.lines import LineSystem
+from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
+from hydrofmu.runtime.moorings.replay import Replay
+from hydrofmu.runtime.schemes.registry import make_scheme
 
 DATA = Path(__file__).parent / "data" / "moorings"
 FILES = sorted(p.name for p in DATA.glob("*.txt"))
@@ -199,7 +199,7 @@ def test_compiled_stepping_matches_python_stepping(name: str, scheme: str,
 
 
 def test_compiled_stepping_reports_a_diverging_step(tmp_path: Path) -> None:
-    from hydrofmu.errors import IntegrationError
+    from hydrofmu.runtime.errors import IntegrationError
 
     # dtM = 0.05 s: 50 times the chain's explicit stability limit (~1 ms)
     model = read_moordyn(_with_options("chain_1line.txt", tmp_path, "rk2", 0.05))
@@ -228,7 +228,7 @@ def _notes(caplog) -> list[str]:
 
 
 def test_cli_replay_kernel_option(tmp_path: Path, capsys, fresh_kernel) -> None:
-    from hydrofmu.cli import main
+    from hydrofmu.cli.main import main
 
     fresh_kernel.setattr(kernel, "_builder", build_library)
     motion = tmp_path / "motion.csv"
@@ -340,8 +340,8 @@ def test_fmu_carries_the_kernel_and_runs_without_it(tmp_path: Path) -> None:
     import shutil
     import zipfile
 
-    from hydrofmu.config import load_config
-    from hydrofmu.export import build_fmu
+    from hydrofmu.config.configuration import load_config
+    from hydrofmu.export.fmu import build_fmu
     from test_fmu import drive
 
     root = Path(__file__).resolve().parents[1]

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.moorings.catenary import Catenary
-from hydrofmu.moorings.equilibrium import initial_state
-from hydrofmu.moorings.lines import LineSystem
-from hydrofmu.moorings.moordyn_input import parse_moordyn, read_moordyn
-from hydrofmu.moorings.replay import replay_file
+from hydrofmu.runtime.moorings.catenary import Catenary
+from hydrofmu.runtime.moorings.equilibrium import initial_state
+from hydrofmu.runtime.moorings.lines import LineSystem
+from hydrofmu.runtime.moorings.moordyn_input import parse_moordyn, read_moordyn
+from hydrofmu.runtime.moorings.replay import replay_file
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "moorings"
@@ -137,7 +137,7 @@ def test_coupled_body_force_and_moment_agree_with_moordyn(tmp_path: Path) -> Non
 @pytest.mark.slow
 def test_moordyn_style_relaxation_approaches_the_newton_equilibrium() -> None:
     """The fallback IC (dynamic relaxation, drag x CdScaleIC) heads to the same state."""
-    from hydrofmu.moorings.equilibrium import relax, static_equilibrium
+    from hydrofmu.runtime.moorings.equilibrium import relax, static_equilibrium
 
     system = LineSystem(model=parse_moordyn(chain(8)))
     xn, info = static_equilibrium(system, FAIRLEAD)

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config_data, load_config, resolve
-from hydrofmu.errors import ConfigError, IntegrationError
-from hydrofmu.moorings.catenary import Catenary
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config_data, load_config, resolve
+from hydrofmu.runtime.errors import ConfigError, IntegrationError
+from hydrofmu.runtime.moorings.catenary import Catenary
+from hydrofmu.runtime.simulator.simulator import Simulator
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "moored_body.toml"
@@ -245,8 +245,8 @@ def test_hydrofmu_run_reports_the_mooring_outputs(tmp_path: Path) -> None:
 def _counted_run(monkeypatch, scheme: str, h: float, stop: float) -> tuple[np.ndarray, dict]:
     """Outputs every 0.1 s and how often the body (its hydrostatics) and the lines were
     evaluated."""
-    from hydrofmu.forces.hydrostatics import HydrostaticsPart
-    from hydrofmu.forces.moordyn_mooring import MoorDynPart
+    from hydrofmu.runtime.forces.hydrostatics import HydrostaticsPart
+    from hydrofmu.runtime.forces.moordyn_mooring import MoorDynPart
 
     counts = {"body": 0, "lines": 0}
     body_force, lines_derivative = HydrostaticsPart.force, MoorDynPart.derivative

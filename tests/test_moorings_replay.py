@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.cli import main
-from hydrofmu.errors import InputError
-from hydrofmu.moorings.moordyn_input import read_moordyn
-from hydrofmu.moorings.replay import HermiteMotion, read_motion
+from hydrofmu.cli.main import main
+from hydrofmu.runtime.errors import InputError
+from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
+from hydrofmu.runtime.moorings.replay import HermiteMotion, read_motion
 
 DATA = Path(__file__).parent / "data" / "moorings"
 

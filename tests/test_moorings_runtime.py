@@ -1,5 +1,5 @@
 """The mooring modules that run inside the FMU import only numpy, the standard library and
-each other, so that the lead can add them to ``bundle.RUNTIME_MODULES`` as they are."""
+each other, and are bundled (they live under ``runtime/``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 import hydrofmu
-from hydrofmu.bundle import RUNTIME_MODULES, _runtime_sources, check_runtime_imports
+from hydrofmu.export.bundle import RUNTIME_ROOT, check_runtime_imports, runtime_sources
 
 MOORING_RUNTIME = [
     "moorings/catenary.py",
@@ -23,8 +23,7 @@ MOORING_RUNTIME = [
 
 
 def test_mooring_runtime_modules_pass_the_bundle_import_check() -> None:
-    root = Path(hydrofmu.__file__).parent
-    files = _runtime_sources(root, [*RUNTIME_MODULES, *MOORING_RUNTIME])
+    files = runtime_sources(RUNTIME_ROOT)
     assert all(m in files for m in MOORING_RUNTIME)
     check_runtime_imports(files)  # raises ExportError listing any offending import
 
@@ -40,7 +39,7 @@ def _local_imports(path: Path) -> set[str]:
 
 
 def test_mooring_modules_are_small_and_import_one_way() -> None:
-    root = Path(hydrofmu.__file__).parent / "moorings"
+    root = Path(hydrofmu.__file__).parent / "runtime" / "moorings"
     graph = {p.stem: _local_imports(p) for p in root.glob("*.py")}
     for p in [*root.glob("*.py"), *root.parent.glob("forces/*mooring*.py")]:
         n = len(p.read_text().splitlines())

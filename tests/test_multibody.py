@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import resolve
-from hydrofmu.errors import ConfigError, IntegrationError
-from hydrofmu.hydrodata.readers import read_hydro_bodies
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import resolve
+from hydrofmu.io.readers import read_hydro_bodies
+from hydrofmu.runtime.errors import ConfigError, IntegrationError
+from hydrofmu.runtime.simulator.simulator import Simulator
 from paths import WAMIT_RM3
 from physics_helpers import bemio_sphere_body, fit_sinusoid, run
 

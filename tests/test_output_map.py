@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config_data, resolve
-from hydrofmu.outputs import MAP_TOLERANCE, general_outputs
-from hydrofmu.parts import LinearOutputs, LinearSystem, Part, Port
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config_data, resolve
+from hydrofmu.runtime.parts.part import LinearOutputs, LinearSystem, Part, Port
+from hydrofmu.runtime.simulator.outputs import MAP_TOLERANCE, general_outputs
+from hydrofmu.runtime.simulator.simulator import Simulator
 from test_exact_scheme import SIX_DOF, heave_pto_force, rm3_constant
 from test_step_cost import _drag_sim, _moored_sim, _sim
 

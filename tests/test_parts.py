@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from hydrofmu.config import default_config_data, resolve
-from hydrofmu.errors import ConfigError
-from hydrofmu.forces.catalog import BODY_PARTS
-from hydrofmu.layout import parameter_table
-from hydrofmu.parameters import ParameterSpec, check_positive
-from hydrofmu.parts import PARTS, Context, ModelInfo, Part, Port, register_part
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config_data, resolve
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.forces.catalog import BODY_PARTS
+from hydrofmu.runtime.parameters.table import ParameterSpec, check_positive
+from hydrofmu.runtime.parts.part import PARTS, Context, ModelInfo, Part, Port, register_part
+from hydrofmu.runtime.simulator.layout import parameter_table
+from hydrofmu.runtime.simulator.simulator import Simulator
 from physics_helpers import run
 
 PACKAGE = Path(__file__).resolve().parents[1] / "fmu_src" / "hydrofmu"

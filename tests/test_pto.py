@@ -15,9 +15,9 @@ import math
 import numpy as np
 import pytest
 
-from hydrofmu.config import parse_config
-from hydrofmu.errors import ConfigError
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import parse_config
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.simulator.simulator import Simulator
 from physics_helpers import column, default_sphere_body, make_simulator, run
 
 PERIOD = 8.0

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu.config import resolve
-from hydrofmu.export import build_fmu
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import resolve
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.simulator.simulator import Simulator
 from test_pto import HEIGHT, PERIOD, RAMP, closed_form_power, optimal_damping
 
 TESTS = Path(__file__).resolve().parent

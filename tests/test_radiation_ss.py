@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import resolve
-from hydrofmu.errors import ConfigError
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import resolve
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.simulator.simulator import Simulator
 from paths import CAPYTAINE_CYLINDER
 from physics_helpers import bemio_sphere_body, default_sphere_body, fit_sinusoid, run
 
@@ -174,9 +174,9 @@ def test_fmu_stores_the_realisation_and_switches_method_at_run_time(tmp_path: Pa
     convolution chosen at run time gives the Simulator's convolution outputs."""
     import zipfile
 
-    from hydrofmu.config import default_config
-    from hydrofmu.export import build_fmu
-    from hydrofmu.hydrodata.store import load_model
+    from hydrofmu.config.configuration import default_config
+    from hydrofmu.export.fmu import build_fmu
+    from hydrofmu.runtime.hydrodata.store import load_model
     from test_fmu import drive
 
     with warnings.catch_warnings():
@@ -219,8 +219,8 @@ def test_failed_realisation_is_stored_for_other_methods_and_reported_when_chosen
     """A kernel that cannot reach the tolerance (1e-6 with one state per entry) fails the
     state space only: the export of a convolution model stores the message, and choosing
     state_space later reports it."""
-    from hydrofmu.errors import HydroDataError
-    from hydrofmu.statespace_payload import add_realisation
+    from hydrofmu.runtime.errors import HydroDataError
+    from hydrofmu.statespace.payload import add_realisation
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

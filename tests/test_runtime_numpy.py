@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from hydrofmu import spectra
-from hydrofmu.bundle import RUNTIME_DEPENDENCIES
-from hydrofmu.config import default_config
-from hydrofmu.export import build_fmu
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.bundle import RUNTIME_DEPENDENCIES
+from hydrofmu.export.fmu import build_fmu
+from hydrofmu.runtime.waves import spectra
 
 pytestmark = pytest.mark.fmu
 

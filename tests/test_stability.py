@@ -65,7 +65,7 @@ def test_aca_is_unconditionally_stable_when_its_iteration_converges() -> None:
     20 periods is 1 within 2 % (measured 1.009; what is left of the residual); rk4
     diverges there, and aca20, whose iteration has not converged (relaxation weight of
     the old iterate 0.85 to 1.0), survives only by numerical dissipation."""
-    from hydrofmu.timeschemes import make_scheme
+    from hydrofmu.runtime.schemes.registry import make_scheme
 
     x = 3.0
     scheme = make_scheme("aca400")

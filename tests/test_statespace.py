@@ -10,15 +10,15 @@ import warnings
 import numpy as np
 import pytest
 
-from hydrofmu.config import builtin_path
-from hydrofmu.errors import HydroDataError
-from hydrofmu.forces.radiation_ss import StateSpaceRadiation
-from hydrofmu.hydrodata.model import HydroData
-from hydrofmu.hydrodata.readers import read_hydro
-from hydrofmu.irf_checks import ROUNDTRIP_BAND_FRACTION, irf_roundtrip_error
-from hydrofmu.irf_duration import default_irf_time
-from hydrofmu.kernels import radiation_irf
-from hydrofmu.statespace import (
+from hydrofmu.config.configuration import builtin_path
+from hydrofmu.io.readers import read_hydro
+from hydrofmu.runtime.errors import HydroDataError
+from hydrofmu.runtime.forces.radiation_ss import StateSpaceRadiation
+from hydrofmu.runtime.hydrodata.model import HydroData
+from hydrofmu.runtime.irf.checks import ROUNDTRIP_BAND_FRACTION, irf_roundtrip_error
+from hydrofmu.runtime.irf.duration import default_irf_time
+from hydrofmu.runtime.irf.transforms import radiation_irf
+from hydrofmu.statespace.realisation import (
     DEFAULT_TOLERANCE,
     RadiationRealisation,
     fit_entry,
@@ -339,7 +339,7 @@ def test_runtime_class_refuses_bad_matrices():
 def test_least_distance_step_of_the_passivity_repair() -> None:
     """The LDP step (Lawson & Hanson via NNLS): min ||y|| s.t. G y >= h against closed
     forms, and infeasibility reported."""
-    from hydrofmu.statespace_passivity import _least_distance
+    from hydrofmu.statespace.passivity import _least_distance
 
     # y1 + y2 >= 2: the closest point of the half-plane is (1, 1)
     np.testing.assert_allclose(_least_distance(np.array([[1.0, 1.0]]), np.array([2.0])),
@@ -355,7 +355,7 @@ def test_repair_moves_residues_without_the_low_pole_high_pass() -> None:
     """The default sphere's realisation is repaired by the high-pass above the band and
     the residues (no low-pole term on surge): the zero-frequency added mass of surge stays
     within 1 % of the body's M + A_inf of the kernel's own (the old repair added 6.7 %)."""
-    from hydrofmu.irf_checks import added_mass_from_irf
+    from hydrofmu.runtime.irf.checks import added_mass_from_irf
 
     _, hd, real = _realised("default_sphere")
     assert any("perturbing the residues" in n for n in real.notes)

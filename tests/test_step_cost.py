@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hydrofmu.config import default_config, default_config_data, resolve
-from hydrofmu.rhs import part_sum_rhs, state_matrices
-from hydrofmu.statespace_payload import add_realisation
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config, default_config_data, resolve
+from hydrofmu.runtime.simulator.rhs import part_sum_rhs, state_matrices
+from hydrofmu.runtime.simulator.simulator import Simulator
+from hydrofmu.statespace.payload import add_realisation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -270,7 +270,7 @@ def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
 def test_a_large_jacobian_is_applied_from_its_nonzeros() -> None:
     """Above DENSE_LIMIT entries J y is summed from the nonzeros: the same as the dense
     product to round-off (sums of <= 40 products, 1e-16 each: 1e-13 of the largest)."""
-    from hydrofmu.rhs import DENSE_LIMIT, LinearForm
+    from hydrofmu.runtime.simulator.rhs import DENSE_LIMIT, LinearForm
 
     rng = np.random.default_rng(2)
     ny = 120

@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.errors import ConfigError, HydroDataError
-from hydrofmu.hydrodata import HydroData, load_model, read_hydro, save_model
-from hydrofmu.hydrodata.checks import HydroDataWarning
-from hydrofmu.hydrodata.store import STORED_FIELDS
+from hydrofmu.io.readers import read_hydro
+from hydrofmu.runtime.errors import ConfigError, HydroDataError
+from hydrofmu.runtime.hydrodata.checks import HydroDataWarning
+from hydrofmu.runtime.hydrodata.model import HydroData
+from hydrofmu.runtime.hydrodata.store import STORED_FIELDS, load_model, save_model
 
 
 def _read(path: Path) -> HydroData:
@@ -91,7 +92,7 @@ def test_no_pickle_needed(cylinder: HydroData, tmp_path: Path) -> None:
 
 def test_store_is_numpy_only() -> None:
     """The FMU run time imports the store without xarray, h5py or netCDF4."""
-    code = ("import sys, hydrofmu.hydrodata.store, hydrofmu.hydrodata.checks; "
+    code = ("import sys, hydrofmu.runtime.hydrodata.store, hydrofmu.runtime.hydrodata.checks; "
             "heavy = [m for m in ('xarray', 'h5py', 'netCDF4', 'capytaine') "
             "if m in sys.modules]; print(heavy); sys.exit(bool(heavy))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

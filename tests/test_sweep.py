@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from hydrofmu.cli import main as cli_main
-from hydrofmu.errors import ConfigError, IntegrationError
+from hydrofmu.cli.main import main as cli_main
+from hydrofmu.runtime.errors import ConfigError, IntegrationError
 from hydrofmu.sweep import (
     SweepOptions,
     annual_energy_production,

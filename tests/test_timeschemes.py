@@ -7,22 +7,17 @@ import math
 import numpy as np
 import pytest
 
-from hydrofmu.errors import ConfigError, IntegrationError
-from hydrofmu.schemes.adams_bashforth import ADAMS_BASHFORTH
-from hydrofmu.schemes.runge_kutta import RUNGE_KUTTA
-from hydrofmu.schemes.semi_implicit import (
+from hydrofmu.runtime.errors import ConfigError, IntegrationError
+from hydrofmu.runtime.schemes.adams_bashforth import ADAMS_BASHFORTH, AdamsBashforth
+from hydrofmu.runtime.schemes.base import TimeScheme
+from hydrofmu.runtime.schemes.registry import SCHEMES, make_scheme
+from hydrofmu.runtime.schemes.runge_kutta import RUNGE_KUTTA, ExplicitRungeKutta
+from hydrofmu.runtime.schemes.semi_implicit import (
     AverageConstantAcceleration,
     BackwardEuler,
     Midpoint,
-    WilsonTheta,
-)
-from hydrofmu.timeschemes import (
-    SCHEMES,
-    AdamsBashforth,
-    ExplicitRungeKutta,
     SemiImplicit,
-    TimeScheme,
-    make_scheme,
+    WilsonTheta,
 )
 
 #: Every fixed name, and each semi-implicit family with 1, 3 and 10 substeps.

@@ -12,15 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.errors import HydroDataError
-from hydrofmu.hydrodata import (
-    MultiBodyData,
-    load_model,
-    read_hydro_bodies,
-    save_model,
-)
-from hydrofmu.hydrodata.checks import HydroDataWarning
-from hydrofmu.hydrodata.readers_wamit import read_wamit, read_wamit_bodies
+from hydrofmu.io.readers import read_hydro_bodies
+from hydrofmu.io.wamit import read_wamit, read_wamit_bodies
+from hydrofmu.runtime.errors import HydroDataError
+from hydrofmu.runtime.hydrodata.checks import HydroDataWarning
+from hydrofmu.runtime.hydrodata.multibody import MultiBodyData
+from hydrofmu.runtime.hydrodata.store import load_model, save_model
 from paths import WAMIT_RM3
 
 RHO = 1000.0   # kg/m^3, the reader's default (WAMIT does not print it)
@@ -300,7 +297,7 @@ def test_haskind_when_no_diffraction_and_rotated_body_refused(tmp_path: Path,
     rotated = tmp_path / "rotated.out"
     rotated.write_text(text.replace("PHIBODY =   0.0", "PHIBODY =  90.0", 1),
                        encoding="latin-1")
-    from hydrofmu.hydrodata.readers import UnsupportedFormatError
+    from hydrofmu.io.readers import UnsupportedFormatError
 
     with pytest.raises(UnsupportedFormatError, match=r"PHIBODY = 90.0 deg"):
         read_wamit_bodies(rotated, check=False)

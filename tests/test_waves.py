@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from hydrofmu import waves
-from hydrofmu.errors import ConfigError
+from hydrofmu.runtime.errors import ConfigError
+from hydrofmu.runtime.waves import models as waves
 
 HS, TP = 2.5, 9.0
 WP = 2.0 * np.pi / TP

@@ -13,8 +13,8 @@ m != rho V the net buoyancy ``(rho V - m) g`` would push the body to another equ
 it is balanced by a constant external heave force ``-(rho V - m) g`` through the body's
 ``F_pto[3]`` input (a ballast or a tether), so every run decays about z = 0.
 
-It drives the public :class:`~hydrofmu.system.Simulator` (resolved from a configuration
-dictionary, as ``tests/physics_helpers.py: make_simulator`` does), internal step
+It drives the public :class:`~hydrofmu.runtime.simulator.simulator.Simulator` (resolved from a
+configuration dictionary, as ``tests/physics_helpers.py: make_simulator`` does), internal step
 ``simulation.max_internal_step`` from 0.005 to 0.1 s, communication step 0.1 s, 40 s
 simulated (5 to 15 natural periods). A run is **stable** when it finishes with finite
 values and the heave over the last quarter stays within the 0.5 m release (a passive
@@ -46,7 +46,7 @@ COMM_STEP = 0.1    # s
 @functools.lru_cache(maxsize=1)
 def sphere_a33() -> float:
     """A33_inf of the embedded sphere, kg."""
-    from hydrofmu.config import default_config
+    from hydrofmu.config.configuration import default_config
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -69,9 +69,9 @@ def run_case(method: str, ratio: float, step: float, *, stop: float = STOP
     stop
         Simulated time, s.
     """
-    from hydrofmu.config import resolve
-    from hydrofmu.errors import HydroFMUError
-    from hydrofmu.system import Simulator
+    from hydrofmu.config.configuration import resolve
+    from hydrofmu.runtime.errors import HydroFMUError
+    from hydrofmu.runtime.simulator.simulator import Simulator
 
     mass = sphere_a33() / ratio
     data = {

@@ -41,7 +41,7 @@ SCHEMES = [
 
 def heave_case() -> tuple[float, float]:
     """(w, zeta) of the default sphere in heave on a mooring of 100 K33."""
-    from hydrofmu.config import default_config
+    from hydrofmu.config.configuration import default_config
 
     bodies, cfg = default_config()
     hd = bodies[0]
@@ -55,7 +55,7 @@ def heave_case() -> tuple[float, float]:
 
 def stable_mask(name: str, zeta: float, x: np.ndarray = X) -> np.ndarray:
     """Which x = w h survive (h = 1, w = x), all oscillators in one state vector."""
-    from hydrofmu.timeschemes import make_scheme
+    from hydrofmu.runtime.schemes.registry import make_scheme
 
     scheme = make_scheme(name)
     n = x.size

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from hydrofmu import bem
-from hydrofmu.hydrodata.readers import read_hydro
+from hydrofmu.io.readers import read_hydro
 
 ROOT = Path(__file__).resolve().parents[2]
 WAMIT_FILE = ROOT / "examples" / "data" / "sphere_bemio.h5"

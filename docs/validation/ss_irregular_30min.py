@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hydrofmu.config import resolve
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import resolve
+from hydrofmu.runtime.simulator.simulator import Simulator
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parents[1] / "examples" / "data"

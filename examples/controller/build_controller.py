@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hydrofmu.model_description import finalize_model_description, rewrite_model_description
+from hydrofmu.export.model_description import finalize_model_description, rewrite_model_description
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,7 +2,7 @@
 
 - ``loop``: the reference, one fmpy loop over the body FMU alone with the damping applied
   by hand: ``F_pto[3] = -c * velocity[3]`` set before every step;
-- ``jacobi`` / ``gauss-seidel``: :class:`hydrofmu.master.FixedStepMaster`;
+- ``jacobi`` / ``gauss-seidel``: :class:`hydrofmu.cosim.master.FixedStepMaster`;
 - ``libcosim``: libcosimpy from an OSP system structure file (``OspSystemStructure.xml``,
   written here; the body's ``<model>_OspModelDescription.xml`` beside it);
 - ``ssp``: an SSP archive (``.ssp``, written here) run by ``fmpy.ssp``.
@@ -77,7 +77,7 @@ def run_master(
 ) -> dict:
     """The project's master; ``pi_gains = (kp, ki)`` runs the controller in PI mode
     (velocity set point 0: ``F = -kp v - ki x`` with the integral from the start)."""
-    from hydrofmu.master import FixedStepMaster
+    from hydrofmu.cosim.master import FixedStepMaster
 
     values: dict[str, float] = {"damping": damping}
     if pi_gains is not None:
@@ -100,7 +100,7 @@ def run_master(
 def write_osp_system(folder: Path, body: Path, controller: Path, dt: float, damping: float) -> Path:
     """Copy both FMUs (and the body's OSP model description) into ``folder`` and write
     ``OspSystemStructure.xml`` connecting velocity -> controller -> force."""
-    from hydrofmu.osp import write_osp_model_description
+    from hydrofmu.export.osp import write_osp_model_description
 
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(body, folder / body.name)

@@ -22,8 +22,8 @@ import numpy as np
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from hydrofmu.config import load_config
-from hydrofmu.export import build_fmu
+from hydrofmu.config.configuration import load_config
+from hydrofmu.export.fmu import build_fmu
 
 HERE = Path(__file__).resolve().parent
 DAMPING = 1.2e6  # N s/m, the RM3 reference PTO damper

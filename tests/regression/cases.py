@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from hydrofmu.config import default_config_data, load_config, resolve
-from hydrofmu.system import Simulator
+from hydrofmu.config.configuration import default_config_data, load_config, resolve
+from hydrofmu.runtime.simulator.simulator import Simulator
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

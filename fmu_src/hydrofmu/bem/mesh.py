@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import HydroDataError, require
+from ..runtime.errors import HydroDataError, require
 from .spec import BEMSpec
 
 

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..errors import HydroDataError, require
 from ..progress import Progress
+from ..runtime.errors import HydroDataError, require
 from .mesh import build_bodies
 from .spec import BEMSpec
 from .symmetry import symmetric_body, symmetric_engine, uses_axial

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, did_you_mean
+from ..runtime.errors import ConfigError, did_you_mean
 
 BEM_KEYS = (
     "body", "mesh", "omega", "headings", "water_depth", "lid", "panel_size",

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, HydroDataError, require
+from ..runtime.errors import ConfigError, HydroDataError, require
 from .mesh import mesh_size
 from .spec import SYMMETRIES, BEMSpec
 

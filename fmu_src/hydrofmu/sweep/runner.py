@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..errors import ConfigError, ExportError, require
 from ..progress import Progress
+from ..runtime.errors import ConfigError, ExportError, require
 from .stats import (
     annual_energy_production,
     parameter_settings,
@@ -164,8 +164,8 @@ def _build(config: Path, workdir: Path) -> tuple[bytes, dict[str, str], list[str
     """Build the FMU once: (bytes, parameters name -> type, outputs, output interval)."""
     from fmpy import read_model_description
 
-    from ..config import load_config
-    from ..export import build_fmu
+    from ..config.configuration import load_config
+    from ..export.fmu import build_fmu
 
     bodies, cfg = load_config(config)
     fmu = build_fmu(bodies, cfg, workdir / FMU_NAME, model_name="HydroSweep",

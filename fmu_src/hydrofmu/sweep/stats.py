@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import IntegrationError
+from ..runtime.errors import IntegrationError
 
 
 def window_statistics(t: np.ndarray, values: np.ndarray, *, transient: float, duration: float,

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, did_you_mean
+from ..runtime.errors import ConfigError, did_you_mean
 
 REQUIRED = ("Hs", "Tp")
 """Columns every table has: significant wave height (m), peak period (s)."""

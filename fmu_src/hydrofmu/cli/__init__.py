@@ -1,0 +1,1 @@
+"""The command line, a thin client of the Python API (build time)."""

@@ -1,0 +1,375 @@
+"""Command line: ``hydrofmu build | check | run | demo | info | bem | sweep | mooring``.
+
+Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
+an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
+exits with status 2; a warning prints one line ``warning: <message>`` on stderr, once. A
+traceback appears only with ``--debug``; an unexpected exception (a bug) prints one line
+``error: internal error ...`` and exits with status 1. Nothing the user wrote is
+overwritten unless ``--force`` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import traceback
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..runtime.errors import HydroFMUError
+
+DEMO_MARKER = ".hydrofmu-demo"
+
+
+#: Exit status of a user error and of an internal error.
+EXIT_USER_ERROR, EXIT_INTERNAL_ERROR = 2, 1
+
+_WARNED: set[str] = set()
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _warn(message: object) -> None:
+    """Print ``warning: <message>`` on stderr, once per message in this process."""
+    text = _one_line(message)
+    if text not in _WARNED:
+        _WARNED.add(text)
+        print(f"warning: {text}", file=sys.stderr)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """``warnings.showwarning`` replacement: one line, no source line."""
+    _warn(message)
+
+
+def _refuse_overwrite(path: Path, force: bool) -> None:
+    from ..runtime.errors import ConfigError
+
+    if path.exists() and not force:
+        raise ConfigError(f"{path} exists; choose another path or pass --force", value=str(path))
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """Refuse, before any work, an output path whose folder cannot be created or written."""
+    from ..runtime.errors import ConfigError
+
+    folder = path.expanduser().absolute().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {option} {path}: the folder {folder} cannot be created "
+            f"({exc.strerror or exc}); choose another {option}",
+            value=str(path),
+        ) from exc
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"cannot write {option} {path}: the folder {folder} is not writable; choose "
+            f"another {option}",
+            value=str(path),
+        )
+
+
+def _print_notes(cfg: dict) -> None:
+    """The resolution notes and the model report (IRF lengths, round-trip errors...)."""
+    for note in cfg.get("notes", []):
+        print(f"note: {note}")
+    for line in cfg.get("report", []):
+        print(f"model: {line}")
+    for line in cfg.get("warnings", []):
+        _warn(line)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from ..config.configuration import load_config
+    from ..export.fmu import build_fmu
+
+    out = Path(args.output)
+    _refuse_overwrite(out, args.force)
+    _check_writable(out, "-o")
+    bodies, cfg = load_config(args.config)
+    path = build_fmu(
+        bodies,
+        cfg,
+        out,
+        model_name=args.name,
+        overwrite=args.force,
+        link_libpython=args.link_libpython,
+    )
+    from ..export.osp import write_osp_model_description
+
+    osp = write_osp_model_description(path)
+    _print_notes(cfg)
+    print(f"wrote {path}")
+    print(f"wrote {osp} (OSP-IS ports for libcosim)")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from ..config.configuration import load_config
+
+    _, cfg = load_config(args.config)
+    _print_notes(cfg)
+    print(f"{args.config}: the configuration is valid")
+    return 0
+
+
+def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None):
+    from ..cosim.fmpy_run import simulate
+    from ..export.fmu import build_fmu
+
+    fmu = fmu_path or workdir / f"{name}.fmu"
+    build_fmu(bodies, cfg, fmu, model_name=name, overwrite=fmu_path is None)
+    sim = cfg["simulation"]
+    result = simulate(
+        fmu,
+        start_time=float(sim["start_time"]),
+        stop_time=float(sim["stop_time"]),
+        output_interval=float(sim["output_interval"]),
+    )
+    return fmu, result
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..config.configuration import load_config
+    from ..cosim.fmpy_run import plot, summary, write_csv
+
+    out = Path(args.output)
+    _refuse_overwrite(out, args.force)
+    _check_writable(out, "-o")
+    if args.plot:
+        _refuse_overwrite(Path(args.plot), args.force)
+        _check_writable(Path(args.plot), "--plot")
+    bodies, cfg = load_config(args.config)
+    if args.stop_time is not None:
+        cfg["simulation"]["stop_time"] = args.stop_time
+    if args.output_interval is not None:
+        cfg["simulation"]["output_interval"] = args.output_interval
+    _print_notes(cfg)
+    with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
+        _, result = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU")
+    write_csv(result, out)
+    print(summary(result, body=cfg["bodies"][0]["name"]))
+    print(f"wrote {out}")
+    if args.plot:
+        plot(result, args.plot, body=cfg["bodies"][0]["name"])
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from ..config.configuration import default_config
+    from ..cosim.fmpy_run import plot, summary, write_csv
+    from ..runtime.errors import ConfigError
+
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()) and not (out / DEMO_MARKER).exists():
+        raise ConfigError(
+            f"{out} exists and was not written by 'hydrofmu demo'; choose another --out",
+            value=str(out),
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / DEMO_MARKER).write_text("written by hydrofmu demo\n", encoding="utf-8")
+    bodies, cfg = default_config()
+    print("default body: floating sphere, r = 5 m (Capytaine data embedded in the package)")
+    print(f"waves: regular, H = {cfg['wave']['height']} m, T = {cfg['wave']['period']} s; "
+          f"radiation: {cfg['radiation']['method']}; scheme: {cfg['simulation']['time_scheme']}")
+    _print_notes(cfg)
+    fmu = out / "DefaultSphere.fmu"
+    if fmu.exists():
+        fmu.unlink()
+    _, result = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
+    csv = write_csv(result, out / "results.csv")
+    png = plot(result, out / "heave.png")
+    print(summary(result))
+    print(f"wrote {fmu}\nwrote {csv}\nwrote {png}")
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..io.readers import read_hydro
+
+    hd = read_hydro(args.file, body=args.body)
+    print(f"body {hd.name!r} from {hd.source}")
+    print(f"  {hd.nw} frequencies {hd.omega[0]:.4g}..{hd.omega[-1]:.4g} rad/s; headings "
+          f"{np.degrees(hd.wave_direction).round(3).tolist()} deg")
+    print(f"  rho = {hd.rho} kg/m3, g = {hd.g} m/s2, depth = {hd.water_depth} m, "
+          f"V = {hd.displaced_volume:.6g} m3")
+    print(f"  A_inf diagonal ({hd.added_mass_inf_source}): "
+          f"{np.diag(hd.added_mass_inf).round(1).tolist()}")
+    print(f"  K_hs diagonal: {np.diag(hd.hydrostatic_stiffness).round(1).tolist()}")
+    for note in hd.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _bem(args: argparse.Namespace) -> int:
+    """``hydrofmu bem BEM.toml -o body.nc``: Capytaine solve of a ``[bem]`` table."""
+    from dataclasses import replace
+
+    from ..bem import bem_to_file, load_bem
+    from ..runtime.errors import require
+
+    spec = load_bem(args.config)
+    if args.jobs is not None:
+        spec = replace(spec, n_jobs=args.jobs)
+    out = Path(args.output)
+    _refuse_overwrite(out, args.force)
+    if not out.parent.is_dir():
+        from ..runtime.errors import ConfigError
+
+        raise ConfigError(f"the folder of {out} does not exist", value=str(out))
+    require("capytaine", "bem")
+    path, line = bem_to_file(spec, out, progress=not args.quiet)
+    print(line)
+    print(f"wrote {path}")
+    return 0
+
+
+def _add_bem_parser(sub: argparse._SubParsersAction) -> None:
+    e = sub.add_parser("bem", help="solve a [bem] table with Capytaine, write its NetCDF")
+    e.add_argument("config", help="TOML file with a [bem] table")
+    e.add_argument("-o", "--output", required=True, help="NetCDF file to write (.nc)")
+    e.add_argument("--jobs", type=int, default=None, help="Capytaine n_jobs (-1: all cores)")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    e.add_argument("--force", action="store_true", help="overwrite an existing output")
+    e.set_defaults(func=_bem)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    """``hydrofmu sweep CONFIG.toml --sea-states SEAS.csv -o sweep.nc``."""
+    from ..sweep import SweepOptions, run_sweep
+
+    options = SweepOptions(
+        duration=args.duration, transient=args.transient, workers=args.workers,
+        scheduler=args.scheduler, resume=args.resume, series=args.series, plot=args.plot,
+        force=args.force, progress=not args.quiet,
+    )
+    result = run_sweep(args.config, args.sea_states, args.output, options)
+    print("\n".join(result.summary))
+    for path in result.files:
+        print(f"wrote {path}")
+    return 0
+
+
+def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:
+    w = sub.add_parser("sweep", help="run the FMU over a table of sea states on Dask")
+    w.add_argument("config", help="TOML configuration file")
+    w.add_argument("--sea-states", required=True,
+                   help="CSV: Hs, Tp [, direction, gamma, seed, occurrence, FMU parameters]")
+    w.add_argument("-o", "--output", required=True, help="NetCDF file of the statistics")
+    w.add_argument("--duration", type=float, default=10800.0, help="s per sea state (3 h)")
+    w.add_argument("--transient", type=float, default=300.0, help="s left out of statistics")
+    w.add_argument("--workers", type=int, default=None,
+                   help="worker processes of the local Dask cluster (default: cores)")
+    w.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler")
+    w.add_argument("--resume", action="store_true", help="skip sea states already written")
+    w.add_argument("--series", action="store_true", help="keep every time series")
+    w.add_argument("--plot", action="store_true", help="power matrix heat map (PNG)")
+    w.add_argument("--force", action="store_true", help="overwrite outputs and part files")
+    w.add_argument("--quiet", action="store_true", help="no progress bar")
+    w.set_defaults(func=_sweep)
+def _doctor(args: argparse.Namespace) -> int:
+    from ..cosim.doctor import diagnose, format_report
+
+    diagnosis = diagnose(args.fmu, python=args.python)
+    print(format_report(diagnosis))
+    return 0 if diagnosis.ok else 1
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``hydrofmu`` command."""
+    p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
+    p.add_argument("--debug", action="store_true",
+                   help="show the traceback of an error (for bug reports)")
+    sub = p.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="export a configuration as an FMI 2.0 co-simulation FMU")
+    b.add_argument("config", help="TOML configuration file")
+    b.add_argument("-o", "--output", required=True, help="path of the .fmu to write")
+    b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
+    b.add_argument("--force", action="store_true", help="overwrite an existing output")
+    b.add_argument(
+        "--link-libpython",
+        action="store_true",
+        help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
+        "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
+    )
+    b.set_defaults(func=_build)
+    c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
+    c.add_argument("config", help="TOML configuration file")
+    c.set_defaults(func=_check)
+    r = sub.add_parser("run", help="export to a temporary FMU, simulate it with fmpy, write CSV")
+    r.add_argument("config", help="TOML configuration file")
+    r.add_argument("-o", "--output", default="results.csv", help="CSV file to write")
+    r.add_argument("--plot", default=None, help="also write a PNG plot to this path")
+    r.add_argument("--stop-time", type=float, default=None, help="s (default: config)")
+    r.add_argument("--output-interval", type=float, default=None, help="communication step, s")
+    r.add_argument("--force", action="store_true", help="overwrite existing outputs")
+    r.set_defaults(func=_run)
+    d = sub.add_parser("demo", help="the default body in regular waves: FMU, CSV and plot")
+    d.add_argument("--out", default="hydrofmu_demo", help="output folder")
+    d.set_defaults(func=_demo)
+    i = sub.add_parser("info", help="summarise a BEM data file (.nc, .h5)")
+    i.add_argument("file")
+    i.add_argument("--body", default=None)
+    i.set_defaults(func=_info)
+    from ..runtime.moorings.replay import add_mooring_commands
+
+    add_mooring_commands(sub)
+    _add_bem_parser(sub)
+    _add_sweep_parser(sub)
+
+    dr = sub.add_parser("doctor", help="what an importer will find when it loads an FMU")
+    dr.add_argument("fmu", help="the .fmu to inspect")
+    dr.add_argument(
+        "--python", default="python3", help="interpreter a C/C++ host starts (default: PATH's)"
+    )
+    dr.set_defaults(func=_doctor)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status (0, 2 for a user error, 1 for a bug)."""
+    args = make_parser().parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
+    _WARNED.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _show_warning
+        try:
+            return int(args.func(args))
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:
+            if debug:
+                traceback.print_exc()
+            return _report(exc, debug)
+
+
+def _report(exc: Exception, debug: bool) -> int:
+    """Print the one-line ``error:`` of an exception and return the exit status."""
+    import tomllib
+
+    if isinstance(exc, HydroFMUError | tomllib.TOMLDecodeError):
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    hint = "" if debug else ", rerun with --debug and report it"
+    print(f"error: internal error ({type(exc).__name__}: {_one_line(exc)[:200]}){hint}",
+          file=sys.stderr)
+    return EXIT_INTERNAL_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The TOML configuration: parsing, typed values, the bodies' sections, resolution (build time)."""

@@ -1,0 +1,307 @@
+"""The TOML configuration: parsing, validation with clear messages, and resolution.
+
+:func:`load_config` reads a file and returns ``(bodies, resolved)``: the hydrodynamic data
+of each body and a JSON-able dictionary with everything the simulator needs (mass matrices,
+corrected stiffness, free DOFs, defaults of the FMU parameters). Paths are relative to the
+configuration file; ``hydro = "builtin:sphere"`` is the embedded default body.
+
+Example::
+
+    [simulation]
+    time_scheme = "rk4"
+    max_internal_step = 0.01
+    [wave]
+    type = "regular"
+    height = 2.0
+    period = 8.0
+    [[bodies]]
+    name = "body"
+    hydro = "sphere_bemio.h5"
+    mass = 261.8e3
+    inertia = [2.0e7, 2.0e7, 3.0e7]
+    dofs = ["heave"]
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..runtime.errors import ConfigError, HydroDataError
+from ..runtime.hydrodata.model import HydroData
+from .bodies import BODY_KEYS, _coupling, _parse_joints, resolve_body
+from .values import _check_type, _unknown
+
+BUILTIN_PREFIX = "builtin:"
+BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "simulation": {
+        "time_scheme": "rk4",
+        "max_internal_step": 0.01,
+        "start_time": 0.0,
+        "stop_time": 200.0,
+        "output_interval": 0.1,
+        "max_internal_steps_per_call": 10_000_000,
+    },
+    "wave": {
+        "type": "regular",
+        "height": 1.0,
+        "period": 8.0,
+        "direction": 0.0,
+        "seed": 1,
+        "ramp_time": 20.0,
+        "spectrum": "jonswap",
+        "gamma": 3.3,
+        "n_components": 200,
+        "discretization": "equal_energy",
+    },
+    # omega_max: cut of the IRF frequency integral (None: the data's last frequency);
+    # taper: fraction of [0, omega_max] over which a half-cosine window brings the data to
+    # zero at the cut (limits the ringing of a sharp cut).
+    "excitation": {"preview_time": 0.0, "irf_duration": 30.0, "omega_max": None,
+                   "taper": 0.0},
+    # ss_tolerance, ss_max_order: the state-space realisation's relative L2 IRF error per
+    # entry and largest order per entry (build time: hydrofmu.statespace_payload).
+    "radiation": {"method": "convolution", "irf_duration": 30.0, "omega_max": None,
+                  "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10},
+    "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
+    # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
+    # (false: only each body's own blocks, WEC-Sim's default).
+    "multibody": {"b2b": True},
+}
+_SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
+
+
+def builtin_path(name: str) -> Path:
+    """Path of an embedded data file, e.g. ``builtin_path("sphere")``."""
+    if name not in BUILTIN_BODIES:
+        raise ConfigError(
+            f"unknown builtin body {name!r}; available: {', '.join(BUILTIN_BODIES)}",
+            value=name,
+        )
+    return Path(str(resources.files("hydrofmu") / "data" / BUILTIN_BODIES[name]))
+
+
+def _resolve_hydro_path(value: Any, base: Path) -> Path:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"'hydro' must be a file path, got {value!r}", value=value)
+    if value.startswith(BUILTIN_PREFIX):
+        return builtin_path(value[len(BUILTIN_PREFIX):])
+    p = Path(value).expanduser()
+    if not p.is_absolute():
+        p = base / p
+    if not p.is_file():
+        raise ConfigError(
+            f"hydrodynamic data file not found: {p} (from hydro = {value!r}; relative paths "
+            "are relative to the configuration file)",
+            value=str(p),
+        )
+    return p
+
+
+def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[str, Any]:
+    """Check keys and merge defaults; returns a new dictionary (input unchanged)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a TOML table", value=data)
+    for key in data:
+        if key not in _SECTIONS:
+            raise _unknown(key, _SECTIONS, where)
+    out: dict[str, Any] = {}
+    for section, defaults in DEFAULTS.items():
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            raise ConfigError(f"[{section}] must be a table, got {given!r}", value=given)
+        for key, value in given.items():
+            if key not in defaults:
+                raise _unknown(key, tuple(defaults), f"[{section}]")
+            _check_type(f"[{section}] {key}", value, defaults[key])
+        merged = copy.deepcopy(defaults)
+        merged.update(given)
+        out[section] = merged
+    bodies = data.get("bodies")
+    if not isinstance(bodies, list) or not bodies:
+        raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)
+    out["bodies"] = []
+    names: set[str] = set()
+    for i, b in enumerate(bodies):
+        if not isinstance(b, dict):
+            raise ConfigError(f"[[bodies]] entry {i} must be a table", value=b)
+        for key in b:
+            if key not in BODY_KEYS:
+                raise _unknown(key, BODY_KEYS, f"[[bodies]] entry {i}")
+        if "hydro" not in b:
+            raise ConfigError(f"[[bodies]] entry {i} needs 'hydro' (a .nc or .h5 file)",
+                              value=b)
+        name = b.get("name", "body" if len(bodies) == 1 else f"body{i + 1}")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ConfigError(
+                f"body name {name!r} must be an identifier (letters, digits, _; it becomes "
+                "part of the FMU variable names)",
+                value=name,
+            )
+        if name in names or name == "wave":
+            raise ConfigError(f"body name {name!r} is used twice or reserved", value=name)
+        names.add(name)
+        out["bodies"].append({**b, "name": name})
+    moorings = data.get("moorings", [])
+    if not isinstance(moorings, list) or not all(isinstance(m, dict) for m in moorings):
+        raise ConfigError("[[moorings]] must be a list of tables", value=moorings)
+    for i, m in enumerate(moorings):
+        if "type" not in m:
+            raise ConfigError(f"[[moorings]] entry {i} needs 'type' (e.g. \"linear\")", value=m)
+    # Numbers are checked by the mooring's part when the model is built (see forces/).
+    out["moorings"] = [dict(m) for m in moorings]
+    out["joints"] = _parse_joints(data.get("joints", []), names)
+    if "ptos" in data:
+        from ..runtime.forces.pto import check_pto_entries
+
+        out["ptos"] = check_pto_entries(data["ptos"], [b["name"] for b in out["bodies"]])
+    return out
+
+
+def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
+    """Report how well the radiation IRF used at run time reproduces the data."""
+    from ..runtime.irf.checks import irf_roundtrip_error
+
+    dt = float(cfg["simulation"]["max_internal_step"])
+    duration = float(cfg["radiation"]["irf_duration"])
+    t = np.arange(round(duration / dt) + 1) * dt
+    rad = cfg["radiation"]
+    r = irf_roundtrip_error(hd, t, omega_max=rad["omega_max"], taper=float(rad["taper"]))
+    lo, hi = r["band"]
+    return (
+        f"{hd.name}: radiation IRF ({duration:g} s at {dt:g} s) round trip over "
+        f"{lo:.3g}..{hi:.3g} rad/s: A(w) rebuilt by Ogilvie with A_inf ({hd.added_mass_inf_source})"
+        f" within {100 * r['added_mass_max']:.2g} % (worst: {r['worst_added_mass_dof']}), "
+        f"B(w) within {100 * r['damping_max']:.2g} % (worst: {r['worst_damping_dof']})"
+    )
+
+
+def resolve(
+    data: dict[str, Any], base: Path, *, where: str = "configuration"
+) -> tuple[list[HydroData], dict[str, Any]]:
+    """Validate a configuration dictionary and load its data (paths relative to ``base``)."""
+    from ..io.readers import read_hydro
+    from ..runtime.hydrodata.checks import check_hydrodata, check_mass_matrix
+
+    cfg = parse_config(data, where=where)
+    from ..runtime.forces.moordyn_mooring import embed_moordyn_file
+
+    for m in cfg["moorings"]:  # MoorDyn files are read now and embedded in the config
+        if m.get("type") == "moordyn":
+            embed_moordyn_file(m, base)
+    bodies: list[HydroData] = []
+    resolved_bodies = []
+    notes: list[str] = []
+    for b in cfg["bodies"]:
+        path = _resolve_hydro_path(b["hydro"], base)
+        hd = read_hydro(path, body=b.get("hydro_body"))
+        if path.suffix.lower() == ".out":
+            from ..io.wamit import WAMIT_SYMMETRY_RTOL
+
+            # WAMIT's printed 4-digit values: the reader's own symmetry tolerance.
+            check_hydrodata(hd, symmetry_rtol=WAMIT_SYMMETRY_RTOL)
+        else:
+            check_hydrodata(hd)
+        rb, n = resolve_body(b, hd)
+        if "added_mass_inf" in rb:
+            hd = hd.with_changes(
+                added_mass_inf=np.asarray(rb["added_mass_inf"], dtype=float),
+                added_mass_inf_source="config",
+                notes=(*hd.notes, "A_inf replaced by the configuration's added_mass"))
+        free = np.asarray(rb["free_dofs"], dtype=bool)
+        try:
+            check_mass_matrix(np.asarray(rb["mass_matrix"]), hd.added_mass_inf, dofs=free)
+        except HydroDataError as exc:
+            raise ConfigError(f"body '{b['name']}': {exc}", value=exc.value) from exc
+        bodies.append(hd)
+        resolved_bodies.append(rb)
+        notes.extend(n)
+        notes.extend(hd.notes)
+    methods = {rb["radiation"] for rb in resolved_bodies if rb["radiation"] is not None}
+    if len(methods) > 1:
+        raise ConfigError(
+            f"all bodies must use the same radiation method, got {sorted(methods)}",
+            value=sorted(methods),
+        )
+    if methods:
+        cfg["radiation"]["method"] = methods.pop()
+    from ..statespace.payload import add_realisation, check_settings
+
+    check_settings(cfg)
+    parsed = cfg["bodies"]
+    cfg["bodies"] = resolved_bodies
+    cfg["notes"] = notes
+    cfg["coupling"] = _coupling(resolved_bodies,
+                                [_resolve_hydro_path(b["hydro"], base) for b in parsed],
+                                [b.get("hydro_body") for b in parsed], bodies, notes)
+    if cfg["radiation"]["method"] == "state_space":  # after the coupling: its blocks too
+        add_realisation(bodies, cfg)
+    # Validate the FMU-parameter defaults now rather than at FMU instantiation.
+    from ..runtime.parameters.checks import check_allocations, check_parameters
+    from ..runtime.simulator.layout import parameter_table
+    from ..runtime.simulator.simulator import Simulator
+
+    # The checks of fmi2ExitInitializationMode: the sizes before the simulator allocates
+    # anything, the simulator's own checks, then the ranges and cross-conditions.
+    table = parameter_table(bodies, cfg)
+    values = {p.name: p.start for p in table}
+    check_allocations(table, values, n_bodies=len(bodies),
+                      irf_duration=cfg["radiation"].get("irf_duration") or 30.0)
+    sim = Simulator(bodies, cfg)
+    check_parameters(table, values, n_bodies=len(bodies))
+    # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
+    # that callers print it without building the simulator again.
+    cfg["report"] = list(sim.report)
+    cfg["warnings"] = list(sim.warnings)
+    if cfg["radiation"]["method"] == "convolution":
+        notes.extend(_roundtrip_note(hd, cfg) for hd in bodies)
+    return bodies, cfg
+
+
+def load_config(path: str | Path) -> tuple[list[HydroData], dict[str, Any]]:
+    """Read, validate and resolve a TOML configuration file.
+
+    Returns
+    -------
+    bodies, config
+        The bodies' hydrodynamic data and the resolved JSON-able configuration.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"configuration file not found: {p}", value=str(p))
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p} is not valid TOML: {exc}", value=str(p)) from exc
+    return resolve(data, p.resolve().parent, where=str(p))
+
+
+def default_config_data(**overrides: dict[str, Any]) -> dict[str, Any]:
+    """The configuration of the embedded default body (a floating sphere, r = 5 m).
+
+    Keyword arguments update whole sections, e.g. ``wave={"type": "irregular"}``.
+    """
+    data: dict[str, Any] = {
+        "simulation": {"time_scheme": "rk4", "max_internal_step": 0.01, "stop_time": 200.0,
+                       "output_interval": 0.1},
+        "wave": {"type": "regular", "height": 2.0, "period": 8.0, "ramp_time": 20.0},
+        "bodies": [{"name": "body", "hydro": "builtin:sphere"}],
+    }
+    for section, values in overrides.items():
+        if section == "bodies":
+            data["bodies"] = values
+        else:
+            data.setdefault(section, {}).update(values)
+    return data
+
+
+def default_config(**overrides: dict[str, Any]) -> tuple[list[HydroData], dict[str, Any]]:
+    """Resolved default body configuration (see :func:`default_config_data`)."""
+    return resolve(default_config_data(**overrides), Path.cwd(), where="default configuration")

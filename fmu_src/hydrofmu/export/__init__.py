@@ -1,0 +1,1 @@
+"""From a resolved model to a ``.fmu``: the bundle, the model description, binaries (build time)."""

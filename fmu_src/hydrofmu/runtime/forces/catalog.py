@@ -1,0 +1,62 @@
+"""The registry of built-in parts and the list of parts a configuration asks for.
+
+Every body gets hydrostatics, radiation, the wave excitation, viscous damping and the PTO
+force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``,
+each ``[[ptos]]`` entry a ``pto.linear``.
+A new kind is one :class:`~hydrofmu.parts.Part` subclass and one :func:`register_part`
+line here (or in the user's code, before the simulator is built).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..parts.part import Part, part_class, register_part
+from .catenary_mooring import CatenaryPart
+from .hydrostatics import HydrostaticsPart
+from .joints import JOINTS
+from .linear_mooring import LinearMooring
+from .moordyn_mooring import MoorDynPart
+from .pto import LinearPto
+from .pto_input import PtoInputs
+from .radiation import RadiationPart
+from .viscous import ViscousPart
+from .wave_excitation import WaveExcitation
+
+register_part("hydrostatics", HydrostaticsPart)
+register_part("radiation", RadiationPart)
+register_part("wave_excitation", WaveExcitation)
+register_part("viscous", ViscousPart)
+register_part("pto_inputs", PtoInputs)
+register_part("mooring.linear", LinearMooring)
+register_part("mooring.catenary", CatenaryPart)
+register_part("mooring.moordyn", MoorDynPart)
+for _kind, _cls in JOINTS.items():
+    register_part(f"joint.{_kind}", _cls)
+register_part("pto.linear", LinearPto)
+
+#: Body force output channels every model has, in output order (zero when no part adds
+#: to them); a part with a new channel appends it.
+BODY_CHANNELS: tuple[str, ...] = (
+    "F_radiation", "F_excitation", "F_hydrostatic", "F_mooring", "F_viscous",
+)
+
+#: Parts every model has, in the order their forces are summed and their inputs listed
+#: (``<body>.F_pto[1..6]`` per body, then ``wave.elevation_input``).
+BODY_PARTS: tuple[str, ...] = (
+    "pto_inputs", "hydrostatics", "radiation", "wave_excitation", "viscous",
+)
+
+
+def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str, Any]]]:
+    """The part classes of a configuration with their options, in evaluation order."""
+    parts: list[tuple[type[Part], dict[str, Any]]] = [
+        (part_class(name, "parts"), {}) for name in BODY_PARTS
+    ]
+    for k, m in enumerate(config.get("moorings") or []):
+        parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
+    for k, j in enumerate(config.get("joints") or []):
+        parts.append((part_class(f"joint.{j['kind']}", f"joints[{k}]"), dict(j)))
+    for p in config.get("ptos") or []:  # checked by config.parse_config
+        parts.append((part_class("pto.linear", "ptos"), dict(p)))
+    return parts

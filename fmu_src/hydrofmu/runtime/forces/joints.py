@@ -1,0 +1,186 @@
+"""Joints: constant linear constraints between bodies or to the ground (``[[joints]]``).
+
+Each joint is a part that declares rows ``G`` of the constraint ``G q = 0`` on the stacked
+body DOFs (small motions about each body's reference point); the simulator builds the
+constraint basis ``T`` (``q = T q_r``, ``G T = 0``, :mod:`hydrofmu.constraints`) from the
+rows of all joints and of the bodies' fixed DOFs, so the added mass stays on the left side
+(``T^T (M + A) T``). Kinds:
+
+- ``fixed``: every DOF of ``body`` held at equilibrium;
+- ``planar``: ``body`` moves in surge, heave and pitch only (sway, roll, yaw held);
+- ``prismatic``: ``bodies = [a, b]`` share their rotations and ``a``'s reference point
+  moves relative to ``b`` along ``axis`` only (world frame). The relative displacement is
+  ``d = x_a - x_b - theta_b x (p_a - p_b)`` with ``p`` the reference points.
+
+Every joint reports ``<joint>.F_constraint[1..6]``: the reaction it applies on its (first)
+body, N and N m about the body's reference point. A prismatic joint also has the PTO
+input ``<joint>.F_pto`` (N: ``+F_pto axis`` on ``a`` at its reference point, the opposite
+on ``b`` at the same point) and the outputs ``<joint>.position`` (m) and
+``<joint>.velocity`` (m/s) of ``a`` relative to ``b`` along the axis.
+
+Run-time module: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import ConfigError
+from ..hydrodata.model import HydroData
+from ..parts.part import ALL_INPUTS, FORCE_UNITS, Context, LinearSystem, ModelInfo, Part, Port
+
+
+def _body_index(config: dict[str, Any], name: str, joint: str) -> int:
+    names = [b["name"] for b in config["bodies"]]
+    if name not in names:
+        raise ConfigError(f"joint '{joint}': no body {name!r}; bodies: {', '.join(names)}",
+                          value=name)
+    return names.index(name)
+
+
+def _skew(r: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``S(r)`` with ``S(r) x = r x x``."""
+    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+
+
+class JointPart(Part):
+    """Base of the joints: constraint rows, the reaction output, no force."""
+
+    kind = "joint"
+    active = False
+    #: Rows of the body-local DOFs held (fixed, planar).
+    held: tuple[int, ...] = ()
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        o = model.options
+        self.name = str(o["name"])
+        self.names = list(model.names)
+        self.parameters = model.parameters
+        self.body_index = [_body_index(model.config, b, self.name) for b in o["bodies"]]
+        #: Rows of G q = 0 in the full DOFs, (m, n); set by the subclass.
+        self.rows = np.zeros((0, model.n))
+        for i in self.held:
+            row = np.zeros(model.n)
+            row[6 * self.body_index[0] + i] = 1.0
+            self.rows = np.vstack([self.rows, row])
+        #: Slice of this joint's rows in the simulator's stacked rows (set there).
+        self.row_slice = slice(0, 0)
+
+    @classmethod
+    def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                     options: dict[str, Any]) -> list[Port]:
+        return [Port(f"{options['name']}.F_constraint[{i + 1}]", FORCE_UNITS[i // 3],
+                     ALL_INPUTS) for i in range(6)]
+
+    def constraint_rows(self) -> NDArray[np.float64]:
+        """Rows ``G`` of ``G q = 0``, shape (m, n); a :class:`ConfigError` if the initial
+        pose or velocity of the bodies violates them."""
+        p = self.parameters
+        for what in ("initial_pose", "initial_velocity"):
+            x = np.array([float(p[f"{b}.{what}[{i + 1}]"]) for b in self.names
+                          for i in range(6)])
+            bad = np.abs(self.rows @ x)
+            # 1e-9 of the motion: a consistent pose typed with ten digits passes.
+            if np.any(bad > 1e-9 * max(1.0, float(np.abs(x).max()))):
+                raise ConfigError(
+                    f"joint '{self.name}' ({self.kind}): the bodies' {what} violates the "
+                    f"joint by {bad.max():.3g} (m, rad); set {what} of "
+                    f"{', '.join(self.names[k] for k in self.body_index)} consistently "
+                    "(e.g. zero off the joint's free motion)", value=float(bad.max()))
+        return self.rows
+
+    def force(self, ctx: Context) -> NDArray[np.float64] | None:
+        return None
+
+    def reaction(self, ctx: Context) -> NDArray[np.float64]:
+        """Reaction of this joint on its first body, shape (6,), N and N m."""
+        lam = ctx.multipliers[self.row_slice]
+        k = self.body_index[0]
+        return (self.rows.T @ lam)[6 * k : 6 * k + 6]
+
+    def outputs(self, ctx: Context) -> NDArray[np.float64]:
+        return self.reaction(ctx)
+
+
+class FixedJoint(JointPart):
+    """A body fixed to the ground."""
+
+    kind = "joint.fixed"
+    held = (0, 1, 2, 3, 4, 5)
+
+
+class PlanarJoint(JointPart):
+    """A body in the x-z plane: surge, heave and pitch free."""
+
+    kind = "joint.planar"
+    held = (1, 3, 5)
+
+
+class PrismaticJoint(JointPart):
+    """Two bodies sliding along an axis, with a PTO force input."""
+
+    kind = "joint.prismatic"
+    active = True
+    feedthrough = True
+    forcing = True
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        o = model.options
+        axis = np.asarray(o.get("axis", [0.0, 0.0, 1.0]), dtype=float)
+        if axis.shape != (3,) or not np.all(np.isfinite(axis)) or np.linalg.norm(axis) == 0:
+            raise ConfigError(f"joint '{self.name}': axis must be 3 finite numbers, not all "
+                              f"zero, got {o.get('axis')!r}", value=o.get("axis"))
+        u = axis / np.linalg.norm(axis)
+        # Two unit vectors normal to the axis.
+        trial = np.eye(3)[int(np.argmin(np.abs(u)))]
+        e1 = np.cross(u, trial)
+        e1 /= np.linalg.norm(e1)
+        e2 = np.cross(u, e1)
+        a, b = self.body_index
+        p = [np.asarray(hd.reference_point, dtype=float) for hd in model.bodies]
+        r = p[a] - p[b]
+        n = model.n
+        # d = D q: relative displacement of a's reference point, (3, n).
+        d = np.zeros((3, n))
+        d[:, 6 * a : 6 * a + 3] = np.eye(3)
+        d[:, 6 * b : 6 * b + 3] = -np.eye(3)
+        d[:, 6 * b + 3 : 6 * b + 6] = _skew(r)
+        rot = np.zeros((3, n))
+        rot[:, 6 * a + 3 : 6 * a + 6] = np.eye(3)
+        rot[:, 6 * b + 3 : 6 * b + 6] = -np.eye(3)
+        self.rows = np.vstack([rot, e1 @ d, e2 @ d])
+        self.along = u @ d
+        self.axis = u
+
+    @classmethod
+    def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                    options: dict[str, Any]) -> list[Port]:
+        return [Port(f"{options['name']}.F_pto", "N")]
+
+    @classmethod
+    def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                     options: dict[str, Any]) -> list[Port]:
+        name = options["name"]
+        return [*super().output_ports(bodies, config, options),
+                Port(f"{name}.position", "m"), Port(f"{name}.velocity", "m/s")]
+
+    def force(self, ctx: Context) -> NDArray[np.float64]:
+        # Generalized force of +F on a and -F on b at a's point: F times d(position)/dq.
+        return ctx.u[self.input_slice][0] * self.along
+
+    def linear_system(self) -> LinearSystem:
+        return LinearSystem(force_u=self.along[:, None])
+
+    def outputs(self, ctx: Context) -> NDArray[np.float64]:
+        return np.concatenate([self.reaction(ctx),
+                               [self.along @ ctx.q, self.along @ ctx.v]])
+
+
+JOINTS: dict[str, type[JointPart]] = {
+    "fixed": FixedJoint, "planar": PlanarJoint, "prismatic": PrismaticJoint,
+}

@@ -1,0 +1,1 @@
+"""Impulse-response functions: the Fourier transforms, their length and their checks (run time)."""

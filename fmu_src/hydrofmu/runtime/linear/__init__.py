@@ -1,0 +1,1 @@
+"""The linear model: its assembly, exact discretisation and interval stepping (run time)."""

@@ -1,0 +1,1 @@
+"""The part interface every force model implements, and its linear declarations (run time)."""

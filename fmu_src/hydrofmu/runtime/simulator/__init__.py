@@ -1,0 +1,1 @@
+"""The equation of motion assembled from the parts, its state, outputs and stepping (run time)."""

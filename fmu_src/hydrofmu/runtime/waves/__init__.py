@@ -1,0 +1,1 @@
+"""Wave models (regular, irregular), spectra and kinematics (run time)."""
