@@ -19,7 +19,7 @@ from ..runtime.simulator.rigid_body import (
     rotation_matrix,
     spatial_mass_matrix,
 )
-from .values import _number, _unknown, _vector
+from .values import check_number, check_vector, unknown_key
 
 BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
@@ -34,7 +34,7 @@ ADDED_MASS_FRAMES = ("body", "world")
 JOINT_KINDS = ("fixed", "planar", "prismatic")
 
 
-def _parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
+def parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
     """Check the ``[[joints]]`` tables: name, kind and body names (the geometry is
     checked by the joint part, :mod:`hydrofmu.forces.joints`)."""
     if not isinstance(joints, list) or not all(isinstance(j, dict) for j in joints):
@@ -57,7 +57,7 @@ def _parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
         keys = ("name", "kind", "bodies", "body", "axis")
         for key in j:
             if key not in keys:
-                raise _unknown(key, keys, f"joint '{name}'")
+                raise unknown_key(key, keys, f"joint '{name}'")
         listed = j.get("bodies", [j["body"]] if "body" in j else None)
         need = 2 if kind == "prismatic" else 1
         if (not isinstance(listed, list) or len(listed) != need
@@ -135,7 +135,7 @@ def _resolve_mass(b: dict[str, Any], hd: HydroData, notes: list[str]) -> float:
             f"body '{name}': mass must be a number of kg or \"equilibrium\", got {mass_value!r}",
             value=mass_value,
         )
-    mass = _number(mass_value, f"body '{name}': mass")
+    mass = check_number(mass_value, f"body '{name}': mass")
     if mass <= 0.0:
         raise ConfigError(f"body '{name}': mass must be > 0 kg, got {mass!r}", value=mass)
     return mass
@@ -163,7 +163,7 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     else:
         mass = _resolve_mass(b, hd, notes)
         if "cog" in b:
-            cog = _vector(b["cog"], 3, f"body '{name}': cog")
+            cog = check_vector(b["cog"], 3, f"body '{name}': cog")
         elif np.all(np.isfinite(hd.center_of_gravity)):
             cog = np.asarray(hd.center_of_gravity, dtype=float)
         else:
@@ -223,9 +223,9 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
         "hydrostatic_offset": offset.tolist(),
         "free_dofs": free,
         "radiation": b.get("radiation"),
-        "initial_pose": _vector(b.get("initial_pose", [0.0] * 6), 6,
+        "initial_pose": check_vector(b.get("initial_pose", [0.0] * 6), 6,
                                 f"body '{name}': initial_pose").tolist(),
-        "initial_velocity": _vector(b.get("initial_velocity", [0.0] * 6), 6,
+        "initial_velocity": check_vector(b.get("initial_velocity", [0.0] * 6), 6,
                                     f"body '{name}': initial_velocity").tolist(),
         "linear_damping": _damping(b.get("linear_damping"), name, "linear_damping",
                                    matrix=True).tolist(),
@@ -235,7 +235,7 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     if added_mass_inf is not None:
         resolved["added_mass_inf"] = added_mass_inf.tolist()
     if "position" in b:  # horizontal place of the data's origin (the excitation's phase)
-        resolved["position"] = _vector(b["position"], 2, f"body '{name}': position").tolist()
+        resolved["position"] = check_vector(b["position"], 2, f"body '{name}': position").tolist()
     return resolved, notes
 
 
@@ -260,7 +260,7 @@ def _configured_added_mass(b: dict[str, Any], hd: HydroData, notes: list[str]
     if frame not in ADDED_MASS_FRAMES:
         raise ConfigError(f"body '{name}': added_mass_frame = {frame!r}; use one of "
                           f"{', '.join(repr(f) for f in ADDED_MASS_FRAMES)}", value=frame)
-    angles = _vector(b.get("orientation", [0.0, 0.0, 0.0]), 3,
+    angles = check_vector(b.get("orientation", [0.0, 0.0, 0.0]), 3,
                      f"body '{name}': orientation ([roll, pitch, yaw] in rad)")
     if frame == "world":
         if "orientation" in b:
@@ -279,7 +279,7 @@ def _configured_added_mass(b: dict[str, Any], hd: HydroData, notes: list[str]
     return world
 
 
-def _coupling(resolved: list[dict[str, Any]], paths: list[Path], names: list[Any],
+def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: list[Any],
               bodies: list[HydroData], notes: list[str]) -> list[dict[str, Any]]:
     """Body-to-body radiation blocks of the bodies that share one multi-body file.
 

@@ -34,8 +34,8 @@ import numpy as np
 
 from ..runtime.errors import ConfigError, HydroDataError
 from ..runtime.hydrodata.model import HydroData
-from .bodies import BODY_KEYS, _coupling, _parse_joints, resolve_body
-from .values import _check_type, _unknown
+from .bodies import BODY_KEYS, parse_joints, resolve_body, resolve_coupling
+from .values import check_type, unknown_key
 
 BUILTIN_PREFIX = "builtin:"
 BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
@@ -111,7 +111,7 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
         raise ConfigError(f"{where} must be a TOML table", value=data)
     for key in data:
         if key not in _SECTIONS:
-            raise _unknown(key, _SECTIONS, where)
+            raise unknown_key(key, _SECTIONS, where)
     out: dict[str, Any] = {}
     for section, defaults in DEFAULTS.items():
         given = data.get(section, {})
@@ -119,8 +119,8 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
             raise ConfigError(f"[{section}] must be a table, got {given!r}", value=given)
         for key, value in given.items():
             if key not in defaults:
-                raise _unknown(key, tuple(defaults), f"[{section}]")
-            _check_type(f"[{section}] {key}", value, defaults[key])
+                raise unknown_key(key, tuple(defaults), f"[{section}]")
+            check_type(f"[{section}] {key}", value, defaults[key])
         merged = copy.deepcopy(defaults)
         merged.update(given)
         out[section] = merged
@@ -134,7 +134,7 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
             raise ConfigError(f"[[bodies]] entry {i} must be a table", value=b)
         for key in b:
             if key not in BODY_KEYS:
-                raise _unknown(key, BODY_KEYS, f"[[bodies]] entry {i}")
+                raise unknown_key(key, BODY_KEYS, f"[[bodies]] entry {i}")
         if "hydro" not in b:
             raise ConfigError(f"[[bodies]] entry {i} needs 'hydro' (a .nc or .h5 file)",
                               value=b)
@@ -157,7 +157,7 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
             raise ConfigError(f"[[moorings]] entry {i} needs 'type' (e.g. \"linear\")", value=m)
     # Numbers are checked by the mooring's part when the model is built (see forces/).
     out["moorings"] = [dict(m) for m in moorings]
-    out["joints"] = _parse_joints(data.get("joints", []), names)
+    out["joints"] = parse_joints(data.get("joints", []), names)
     if "ptos" in data:
         from ..runtime.forces.pto import check_pto_entries
 
@@ -238,7 +238,7 @@ def resolve(
     parsed = cfg["bodies"]
     cfg["bodies"] = resolved_bodies
     cfg["notes"] = notes
-    cfg["coupling"] = _coupling(resolved_bodies,
+    cfg["coupling"] = resolve_coupling(resolved_bodies,
                                 [_resolve_hydro_path(b["hydro"], base) for b in parsed],
                                 [b.get("hydro_body") for b in parsed], bodies, notes)
     if cfg["radiation"]["method"] == "state_space":  # after the coupling: its blocks too

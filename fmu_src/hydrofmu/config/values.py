@@ -12,14 +12,14 @@ import numpy as np
 from ..runtime.errors import ConfigError, did_you_mean
 
 
-def _unknown(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
+def unknown_key(key: str, allowed: tuple[str, ...] | list[str], where: str) -> ConfigError:
     hint = did_you_mean(key, list(allowed))
     return ConfigError(
         f"unknown key '{key}' in {where}{hint}; allowed: {', '.join(allowed)}", value=key
     )
 
 
-def _vector(value: Any, n: int, what: str) -> np.ndarray:
+def check_vector(value: Any, n: int, what: str) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -31,7 +31,7 @@ def _vector(value: Any, n: int, what: str) -> np.ndarray:
     return arr
 
 
-def _number(value: Any, what: str) -> float:
+def check_number(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"{what} must be a number, got {value!r}", value=value)
     if not math.isfinite(float(value)):
@@ -39,7 +39,7 @@ def _number(value: Any, what: str) -> float:
     return float(value)
 
 
-def _check_type(what: str, value: Any, default: Any) -> None:
+def check_type(what: str, value: Any, default: Any) -> None:
     """A TOML value of the type of its default: a bool or a string is not a number."""
     if isinstance(default, bool):
         ok, kind = isinstance(value, bool), "true or false"

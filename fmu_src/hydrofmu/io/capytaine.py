@@ -32,15 +32,15 @@ from ..runtime.hydrodata.checks import HydroDataWarning, check_hydrodata
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.hydrodata.multibody import MultiBodyData
 from .capytaine_dataset import (
-    _bodies,
-    _body_vector,
-    _dof_labels,
-    _merge_complex,
-    _omega,
-    _open,
-    _required_matrix,
-    _scalar_var,
-    _str,
+    as_text,
+    body_vector,
+    dataset_bodies,
+    dataset_omega,
+    dof_labels,
+    merge_complex,
+    open_dataset,
+    required_matrix,
+    scalar_variable,
 )
 from .reader_tools import (
     UnsupportedFormatError,
@@ -97,7 +97,7 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
         Forward speed other than zero.
     """
     p = check_file(path)
-    ds = _open(p)
+    ds = open_dataset(p)
     hd, _ = _read_dataset(ds, p, body)
     if check:
         check_hydrodata(hd)
@@ -123,11 +123,11 @@ def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyD
         the bodies' own estimates); the bodies are what :func:`read_capytaine` returns.
     """
     p = check_file(path)
-    ds = _open(p)
+    ds = open_dataset(p)
     if "radiating_dof" not in ds.coords:
         raise HydroDataError(f"{p}: no 'radiating_dof' coordinate: not a Capytaine dataset "
                              "with radiation results", value="radiating_dof")
-    names = list(_bodies(ds, [_str(v) for v in ds["radiating_dof"].values], p))
+    names = list(dataset_bodies(ds, [as_text(v) for v in ds["radiating_dof"].values], p))
     parts = [_read_dataset(ds, p, name) for name in names]
     bodies = tuple(hd for hd, _ in parts)
     a = np.concatenate([rows[0] for _, rows in parts], axis=1)
@@ -152,7 +152,7 @@ def _read_dataset(ds: Any, p: Path, body: str | None
     """One body, and its full rows (nw, 6, 6N) of A, B and (6, 6N) of A_inf (or None)."""
     notes: list[str] = []
     version = str(ds.attrs.get("capytaine_version", "unknown"))
-    ds = _merge_complex(ds, p)
+    ds = merge_complex(ds, p)
 
     for dim in _SCALAR_DIMS:
         if dim in ds.dims:
@@ -176,22 +176,22 @@ def _read_dataset(ds: Any, p: Path, body: str | None
                              f"them a frequency ({', '.join(_FREQ_DIMS)})",
                              value=ds["added_mass"].dims)
     fdim = fdims[0]
-    omega_all = _omega(ds, fdim, p)
+    omega_all = dataset_omega(ds, fdim, p)
 
-    rad_names = [_str(v) for v in ds["radiating_dof"].values]
-    infl_names = [_str(v) for v in ds["influenced_dof"].values]
-    bodies = _bodies(ds, rad_names, p)
+    rad_names = [as_text(v) for v in ds["radiating_dof"].values]
+    infl_names = [as_text(v) for v in ds["influenced_dof"].values]
+    bodies = dataset_bodies(ds, rad_names, p)
     ib = select_body(list(bodies), body, p)
     name = list(bodies)[ib]
     prefix = f"{name}__" if len(bodies) > 1 or any("__" in n for n in rad_names) else ""
-    dofs = _dof_labels(prefix, rad_names, infl_names, name, p)
+    dofs = dof_labels(prefix, rad_names, infl_names, name, p)
     if len(bodies) > 1:
         notes.append(f"multibody file ({len(bodies)} bodies: {', '.join(bodies)}): only the "
                      "body's own 6x6 block of A, B and A_inf is kept; the hydrodynamic "
                      "coupling with the other bodies is dropped in this single-body model "
                      "(read_hydro_bodies keeps it)")
     all_dofs = [d for other in bodies
-                for d in _dof_labels(f"{other}__" if prefix else "", rad_names, infl_names,
+                for d in dof_labels(f"{other}__" if prefix else "", rad_names, infl_names,
                                      other, p)]
 
     def matrix(var: str, radiating: list[str] = dofs) -> NDArray[np.float64]:
@@ -224,13 +224,13 @@ def _read_dataset(ds: Any, p: Path, body: str | None
     excitation = np.conj(np.asarray(exc.values, dtype=np.complex128))
     notes.append(f"Capytaine {version}: excitation conjugated (e^-iwt -> e^+iwt)")
 
-    stiffness = _required_matrix(ds, "hydrostatic_stiffness", dofs, p, _STIFFNESS_HOWTO)
-    inertia = (_required_matrix(ds, "inertia_matrix", dofs, p, "")
+    stiffness = required_matrix(ds, "hydrostatic_stiffness", dofs, p, _STIFFNESS_HOWTO)
+    inertia = (required_matrix(ds, "inertia_matrix", dofs, p, "")
                if "inertia_matrix" in ds else None)
 
-    rho = _scalar_var(ds, "rho", p)
-    g = _scalar_var(ds, "g", p)
-    water_depth = _scalar_var(ds, "water_depth", p)
+    rho = scalar_variable(ds, "rho", p)
+    g = scalar_variable(ds, "g", p)
+    water_depth = scalar_variable(ds, "water_depth", p)
 
     # Frequency rows: inf -> A_inf, 0 -> dropped, NaN rows -> dropped.
     a_inf: NDArray[np.float64] | None = None
@@ -277,7 +277,7 @@ def _read_dataset(ds: Any, p: Path, body: str | None
         a_inf_source = "file"
 
     multi = len(bodies) > 1
-    rotation_center = _body_vector(ds, "rotation_center", name, multi)
+    rotation_center = body_vector(ds, "rotation_center", name, multi)
     if rotation_center is None:
         reference = np.zeros(3)
         notes.append("reference point: the file does not state the rotation centre; the "
@@ -285,8 +285,8 @@ def _read_dataset(ds: Any, p: Path, body: str | None
                      "to state it)")
     else:
         reference = rotation_center
-    cog = _body_vector(ds, "center_of_mass", name, multi)
-    cob = _body_vector(ds, "center_of_buoyancy", name, multi)
+    cog = body_vector(ds, "center_of_mass", name, multi)
+    cob = body_vector(ds, "center_of_buoyancy", name, multi)
     if cog is None:
         notes.append("center of gravity not in the file: NaN")
         cog = np.full(3, np.nan)

@@ -17,7 +17,7 @@ from ..runtime.errors import HydroDataError
 from ..runtime.hydrodata.model import DOF_NAMES
 
 
-def _open(p: Path) -> Any:
+def open_dataset(p: Path) -> Any:
     import xarray as xr  # a core dependency, imported here to keep it out of the run time
 
     problems = []
@@ -31,7 +31,7 @@ def _open(p: Path) -> Any:
                          value=str(p))
 
 
-def _merge_complex(ds: Any, p: Path) -> Any:
+def merge_complex(ds: Any, p: Path) -> Any:
     """Replace variables with a ``complex`` dimension (re, im) by complex variables."""
     if "complex" not in ds.dims:
         return ds
@@ -48,13 +48,13 @@ def _merge_complex(ds: Any, p: Path) -> Any:
     return ds.drop_vars("complex", errors="ignore")
 
 
-def _str(value: Any) -> str:
+def as_text(value: Any) -> str:
     if isinstance(value, bytes | np.bytes_):
         return value.decode("utf-8", errors="replace")
     return str(value)
 
 
-def _omega(ds: Any, fdim: str, p: Path) -> NDArray[np.float64]:
+def dataset_omega(ds: Any, fdim: str, p: Path) -> NDArray[np.float64]:
     """Angular frequencies along the frequency dimension, rad/s (may hold 0 and inf)."""
     if "omega" in ds.coords and ds["omega"].dims == (fdim,):
         return np.asarray(ds["omega"].values, dtype=float)
@@ -68,20 +68,20 @@ def _omega(ds: Any, fdim: str, p: Path) -> NDArray[np.float64]:
                          "export the dataset with omega=True", value=fdim)
 
 
-def _bodies(ds: Any, rad_names: list[str], p: Path) -> dict[str, None]:
+def dataset_bodies(ds: Any, rad_names: list[str], p: Path) -> dict[str, None]:
     """Body names in the file's order (a dict used as an ordered set)."""
     prefixed = [n.split("__", 1)[0] for n in rad_names if "__" in n]
     if prefixed:
         return dict.fromkeys(prefixed)
     for var in ("body", "body_name"):
         if var in ds.variables:
-            names = [_str(v) for v in np.atleast_1d(ds[var].values)]
+            names = [as_text(v) for v in np.atleast_1d(ds[var].values)]
             if len(names) == 1:
                 return {names[0]: None}
     return {p.stem: None}
 
 
-def _dof_labels(prefix: str, rad_names: list[str], infl_names: list[str], body: str,
+def dof_labels(prefix: str, rad_names: list[str], infl_names: list[str], body: str,
                 p: Path) -> list[str]:
     """The file's labels of the body's surge..yaw (matched case-insensitively)."""
     labels = []
@@ -101,7 +101,7 @@ def _dof_labels(prefix: str, rad_names: list[str], infl_names: list[str], body: 
     return labels
 
 
-def _required_matrix(ds: Any, var: str, dofs: list[str], p: Path, howto: str
+def required_matrix(ds: Any, var: str, dofs: list[str], p: Path, howto: str
                      ) -> NDArray[np.float64]:
     if var not in ds:
         raise HydroDataError(f"{p}: variable '{var}' is missing; {howto}", value=var)
@@ -114,7 +114,7 @@ def _required_matrix(ds: Any, var: str, dofs: list[str], p: Path, howto: str
     return np.asarray(da.values, dtype=float)
 
 
-def _scalar_var(ds: Any, var: str, p: Path) -> float:
+def scalar_variable(ds: Any, var: str, p: Path) -> float:
     if var not in ds.variables:
         raise HydroDataError(f"{p}: '{var}' is missing (a coordinate in every Capytaine "
                              "dataset)", value=var)
@@ -125,7 +125,7 @@ def _scalar_var(ds: Any, var: str, p: Path) -> float:
     return float(values[0])
 
 
-def _body_vector(ds: Any, var: str, body: str, multi: bool) -> NDArray[np.float64] | None:
+def body_vector(ds: Any, var: str, body: str, multi: bool) -> NDArray[np.float64] | None:
     """A (3,) position of the body from a 3.x variable, or None when absent."""
     if var not in ds.variables:
         return None

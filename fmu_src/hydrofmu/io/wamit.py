@@ -50,7 +50,7 @@ from ..runtime.hydrodata.checks import check_hydrodata
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.hydrodata.multibody import MultiBodyData
 from .reader_tools import UnsupportedFormatError, check_file, select_body
-from .wamit_text import _Body, _Parser, _Period
+from .wamit_text import WamitBody, WamitParser, WamitPeriod
 
 __all__ = ["DEFAULT_RHO", "WAMIT_SYMMETRY_RTOL", "read_wamit", "read_wamit_bodies"]
 
@@ -128,7 +128,7 @@ def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
         lines = p.read_text(encoding="latin-1").splitlines()
     except OSError as exc:
         raise HydroDataError(f"{p}: cannot read ({exc})", value=str(p)) from None
-    parsed = _Parser(p, lines).parse()
+    parsed = WamitParser(p, lines).parse()
     mb = _assemble(p, rho, *parsed)
     if check:
         for hd in mb.bodies:
@@ -142,7 +142,7 @@ def _rot(i: int) -> int:
 
 
 def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: float | None,
-              gdf: list[str], bodies: list[_Body], periods: list[_Period], nlines: int
+              gdf: list[str], bodies: list[WamitBody], periods: list[WamitPeriod], nlines: int
               ) -> MultiBodyData:
     def fail(what: str, line: int = nlines) -> HydroDataError:
         return HydroDataError(f"{p}, line {line}: {what}", value=line)
@@ -189,7 +189,7 @@ def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: f
     def scale_ab(i: int, j: int) -> float:
         return rho * ulen ** (3 + _rot(i) + _rot(j))
 
-    def matrix(q: _Period, table: dict[tuple[int, int], float], what: str
+    def matrix(q: WamitPeriod, table: dict[tuple[int, int], float], what: str
                ) -> NDArray[np.float64]:
         missing = [k for k in pairs if k not in table]
         if missing:

@@ -29,7 +29,7 @@ _RE_HEADING = re.compile(rf"Wave Heading \(deg\)\s*:\s*({_FLOAT})")
 
 
 @dataclass
-class _Body:
+class WamitBody:
     number: int
     line: int
     position: list[float] | None = None
@@ -41,7 +41,7 @@ class _Body:
 
 
 @dataclass
-class _Period:
+class WamitPeriod:
     period: float               # s; inf for omega = 0, 0 for omega = inf
     line: int
     a: dict[tuple[int, int], float] = field(default_factory=dict)
@@ -50,7 +50,7 @@ class _Period:
     x: dict[str, dict[float, dict[int, tuple[float, float]]]] = field(default_factory=dict)
 
 
-class _Parser:
+class WamitParser:
     """Line-by-line state machine over the ``.out`` text."""
 
     def __init__(self, path: Path, lines: list[str]) -> None:
@@ -60,8 +60,8 @@ class _Parser:
         self.ulen: float | None = None
         self.depth: float | None = None
         self.gdf: list[str] = []
-        self.bodies: list[_Body] = []
-        self.periods: list[_Period] = []
+        self.bodies: list[WamitBody] = []
+        self.periods: list[WamitPeriod] = []
 
     def error(self, lineno: int, what: str) -> HydroDataError:
         text = self.lines[lineno - 1].strip() if 0 < lineno <= len(self.lines) else "<end>"
@@ -80,9 +80,9 @@ class _Parser:
 
     def parse(self) -> tuple:
         section = ""          # current coefficient table
-        period: _Period | None = None
+        period: WamitPeriod | None = None
         heading: float | None = None
-        body: _Body | None = None
+        body: WamitBody | None = None
         for n, raw in enumerate(self.lines, start=1):
             line = raw.strip()
             if not line:
@@ -101,7 +101,7 @@ class _Parser:
                     self.depth = self.numbers(n, word, 1, "water depth, m")[0]
                 continue
             if m := _RE_BODY.search(line):
-                body = _Body(number=int(m.group(1)), line=n)
+                body = WamitBody(number=int(m.group(1)), line=n)
                 self.bodies.append(body)
                 continue
             if body is not None and period is None:
@@ -121,11 +121,11 @@ class _Parser:
                         body.stiffness[(int(i), int(j))] = v
             if line.startswith("Wave period"):
                 if re.match(r"Wave period\s*=\s*infinite", line):
-                    period = _Period(period=math.inf, line=n)
+                    period = WamitPeriod(period=math.inf, line=n)
                 elif re.match(r"Wave period\s*=\s*zero", line):
-                    period = _Period(period=0.0, line=n)
+                    period = WamitPeriod(period=0.0, line=n)
                 elif m := _RE_PERIOD.search(line):
-                    period = _Period(period=float(m.group(1)), line=n)
+                    period = WamitPeriod(period=float(m.group(1)), line=n)
                 else:
                     raise self.error(n, "expected 'Wave period (sec) = <T>', 'Wave period = "
                                         "infinite' or 'Wave period = zero'")

@@ -42,7 +42,7 @@ from .realisation import (
     DEFAULT_MAX_ORDER,
     DEFAULT_TOLERANCE,
     RadiationRealisation,
-    _check_settings,
+    check_realisation_settings,
     realise_kernel,
     realise_radiation,
 )
@@ -62,7 +62,7 @@ def check_settings(config: dict[str, Any]) -> tuple[float, int]:
     tol = rad.get("ss_tolerance", DEFAULT_TOLERANCE)
     order = rad.get("ss_max_order", DEFAULT_MAX_ORDER)
     try:
-        return _check_settings(tol, order, None)
+        return check_realisation_settings(tol, order, None)
     except ConfigError as exc:
         raise ConfigError(f"[radiation] {exc}", value=exc.value) from None
 

@@ -155,7 +155,9 @@ DEFAULT_MAX_ORDER: int = 10
 DEFAULT_PASSIVITY_TOLERANCE: float = 1e-9
 
 
-def _check_settings(tolerance: float, max_order: int, order: int | None) -> tuple[float, int]:
+def check_realisation_settings(
+    tolerance: float, max_order: int, order: int | None
+) -> tuple[float, int]:
     tol = as_finite(tolerance, "ss_tolerance")
     if not 0.0 < tol < 1.0:
         raise ConfigError(
@@ -226,7 +228,7 @@ def realise_kernel(
         An entry that does not reach ``tolerance`` within ``max_order``, or a realisation
         that is not passive and cannot be repaired; the message names the entry.
     """
-    tol, max_ord = _check_settings(tolerance, max_order, order)
+    tol, max_ord = check_realisation_settings(tolerance, max_order, order)
     ptol = as_finite(passivity_tolerance, "passivity_tolerance")
     kv = np.asarray(k, dtype=float)
     tv = np.asarray(t, dtype=float)

@@ -13,8 +13,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, as_finite
 from ..hydrodata.model import DOF_NAMES, HydroData
-from .fourier import _cut_frequency, _frequencies, _time_grid, fourier_integral_linear
-from .transforms import _active_dofs, radiation_irf
+from .fourier import check_frequencies, cut_frequency, fourier_integral_linear, time_grid
+from .transforms import active_dofs, radiation_irf
 
 #: Default upper end of the round-trip comparison band, as a fraction of ``omega_max``:
 #: just below ``omega_max`` the rebuilt A(w) is biased by the missing B above it (a
@@ -50,7 +50,7 @@ def cutoff_fraction(
     numpy.ndarray
         Cut-off fractions in [0, 1], shape (m,) (a 0-d array for a 1-D ``kx``).
     """
-    tv = _time_grid(t, increasing=True)
+    tv = time_grid(t, increasing=True)
     p = as_finite(preview_time, "preview_time")
     if p < 0.0:
         raise ConfigError(f"preview_time={preview_time!r} s must be >= 0", value=preview_time)
@@ -84,7 +84,7 @@ def cutoff_fraction(
 def _kernel_and_omega(
     k: ArrayLike, t: ArrayLike, omega: ArrayLike
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    tv = _time_grid(t, increasing=True)
+    tv = time_grid(t, increasing=True)
     if abs(tv[0]) > 1e-12 * max(1.0, abs(tv[-1])):
         raise ConfigError(
             f"the radiation kernel's times must start at t = 0 s, got t[0] = {tv[0]!r}",
@@ -202,9 +202,9 @@ def irf_roundtrip_error(
         data frequencies compared; ``"duration"``: T, s; ``"definition"``: the formula
         above as text.
     """
-    tv = _time_grid(t, increasing=True)
-    w = _frequencies(hd.omega)
-    wc = _cut_frequency(w, omega_max)
+    tv = time_grid(t, increasing=True)
+    w = check_frequencies(hd.omega)
+    wc = cut_frequency(w, omega_max)
     if band is None:
         lo, hi = float(w[0]), ROUNDTRIP_BAND_FRACTION * wc
     else:
@@ -232,7 +232,7 @@ def irf_roundtrip_error(
         scale = np.abs(d).max(axis=0)
         err = np.abs(r - d).max(axis=0)
         out = np.full(d.shape[1], np.nan)
-        nz = _active_dofs(scale)
+        nz = active_dofs(scale)
         out[nz] = err[nz] / scale[nz]
         return out
 

@@ -13,8 +13,8 @@ from numpy.typing import NDArray
 
 from ..errors import ConfigError, as_finite
 from ..hydrodata.model import HydroData
-from .fourier import _cut_frequency, _frequencies
-from .transforms import _active_dofs, _radiation_envelope, excitation_irf, radiation_irf
+from .fourier import check_frequencies, cut_frequency
+from .transforms import active_dofs, excitation_irf, radiation_envelope, radiation_irf
 
 #: Default decay threshold of :func:`default_irf_time`: the kernel is kept until its
 #: normalised magnitude stays below this fraction of its maximum.
@@ -164,11 +164,11 @@ def default_irf_time(
         The grid, the duration and the measured tail; ``describe()`` gives a report line.
     """
     dtv, dur, thr, tmax = _check_duration_args(dt, duration, threshold, max_duration)
-    wc = _cut_frequency(_frequencies(hd.omega), omega_max)
+    wc = cut_frequency(check_frequencies(hd.omega), omega_max)
     t_end = max(tmax, dur or 0.0)
     t_probe = np.linspace(0.0, t_end, math.ceil(t_end / (np.pi / (4.0 * wc))) + 1)
     k = radiation_irf(hd, t_probe, omega_max=omega_max, taper=taper)
-    envelope = _radiation_envelope(k)
+    envelope = radiation_envelope(k)
     dur_chosen, tail, capped = _choose_duration(t_probe, envelope, dtv, dur, thr, tmax)
     n = round(dur_chosen / dtv)
     return IrfTime(
@@ -217,7 +217,7 @@ def default_excitation_irf_time(
         With ``kind="excitation"`` and ``t`` from ``-duration`` to ``duration``.
     """
     dtv, dur, thr, tmax = _check_duration_args(dt, duration, threshold, max_duration)
-    wc = _cut_frequency(_frequencies(hd.omega), omega_max)
+    wc = cut_frequency(check_frequencies(hd.omega), omega_max)
     t_end = max(tmax, dur or 0.0)
     n_probe = math.ceil(t_end / (np.pi / (4.0 * wc))) + 1
     t_pos = np.linspace(0.0, t_end, n_probe)
@@ -226,7 +226,7 @@ def default_excitation_irf_time(
     )
     mag = np.abs(kx)
     peak = mag.max(axis=0)
-    active = _active_dofs(peak)
+    active = active_dofs(peak)
     if np.any(active):
         norm = mag[:, active] / peak[active]
         env2 = norm.max(axis=1)

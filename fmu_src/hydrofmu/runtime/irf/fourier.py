@@ -93,7 +93,7 @@ def fourier_integral_linear(
 # --------------------------------------------------------------------------------------
 
 
-def _frequencies(omega: ArrayLike) -> NDArray[np.float64]:
+def check_frequencies(omega: ArrayLike) -> NDArray[np.float64]:
     w = np.asarray(omega, dtype=float)
     if w.ndim != 1 or w.size < 2:
         raise HydroDataError(
@@ -109,7 +109,7 @@ def _frequencies(omega: ArrayLike) -> NDArray[np.float64]:
     return w
 
 
-def _time_grid(t: ArrayLike, *, name: str = "t", increasing: bool = False) -> NDArray[np.float64]:
+def time_grid(t: ArrayLike, *, name: str = "t", increasing: bool = False) -> NDArray[np.float64]:
     tv = np.asarray(t, dtype=float)
     if tv.ndim != 1 or tv.size < 1 or not np.all(np.isfinite(tv)):
         raise ConfigError(
@@ -125,7 +125,7 @@ def _time_grid(t: ArrayLike, *, name: str = "t", increasing: bool = False) -> ND
     return tv
 
 
-def _cut_frequency(w: NDArray[np.float64], omega_max: float | None) -> float:
+def cut_frequency(w: NDArray[np.float64], omega_max: float | None) -> float:
     """The effective upper frequency: ``omega_max`` clipped to the data's last one."""
     if omega_max is None:
         return float(w[-1])
@@ -150,7 +150,7 @@ def _check_taper(taper: float) -> float:
     return tp
 
 
-def _prepare_spectrum(
+def prepare_spectrum(
     omega: ArrayLike,
     values: ArrayLike,
     *,
@@ -159,14 +159,14 @@ def _prepare_spectrum(
     taper: float,
 ) -> tuple[NDArray[np.float64], NDArray[Any]]:
     """Frequency grid and values as integrated: zero-frequency point added, cut, tapered."""
-    w = _frequencies(omega)
+    w = check_frequencies(omega)
     v = np.asarray(values)
     if v.shape[0] != w.size:
         raise HydroDataError(
             f"data of shape {v.shape} does not match {w.size} frequencies",
             value=v.shape,
         )
-    wc = _cut_frequency(w, omega_max)
+    wc = cut_frequency(w, omega_max)
     tp = _check_taper(taper)
     if w[0] > 0.0:
         w = np.concatenate([[0.0], w])

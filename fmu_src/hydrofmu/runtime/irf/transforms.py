@@ -53,7 +53,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..hydrodata.model import HydroData
-from .fourier import _prepare_spectrum, _time_grid, fourier_integral_linear
+from .fourier import fourier_integral_linear, prepare_spectrum, time_grid
 
 __all__ = [
     "NEGLIGIBLE_FRACTION",
@@ -112,8 +112,8 @@ def radiation_irf_from_arrays(
     the module docstring.
     """
     b = np.asarray(damping, dtype=float)
-    tv = _time_grid(t)
-    w, v = _prepare_spectrum(
+    tv = time_grid(t)
+    w, v = prepare_spectrum(
         omega, b, value_at_zero=np.zeros(b.shape[1:]), omega_max=omega_max, taper=taper
     )
     return (2.0 / np.pi) * fourier_integral_linear(w, v, tv).real
@@ -148,7 +148,7 @@ def radiation_irf(
         hd.omega, hd.radiation_damping, t, omega_max=omega_max, taper=taper
     )
 
-def _active_dofs(scale: NDArray[np.float64]) -> NDArray[np.bool_]:
+def active_dofs(scale: NDArray[np.float64]) -> NDArray[np.bool_]:
     """DOFs whose magnitude ``scale`` (n,) is not negligible, see NEGLIGIBLE_FRACTION.
 
     For 6 DOFs translations and rotations are compared separately; otherwise all at once.
@@ -161,10 +161,10 @@ def _active_dofs(scale: NDArray[np.float64]) -> NDArray[np.bool_]:
     return active
 
 
-def _radiation_envelope(k: NDArray[np.float64]) -> NDArray[np.float64]:
+def radiation_envelope(k: NDArray[np.float64]) -> NDArray[np.float64]:
     """max over DOF pairs of |K_ij(t)| / sqrt(max|K_ii| max|K_jj|), shape (nt,)."""
     diag = np.abs(np.diagonal(k, axis1=1, axis2=2)).max(axis=0)
-    active = _active_dofs(diag)
+    active = active_dofs(diag)
     if not np.any(active):
         return np.zeros(k.shape[0])
     idx = np.nonzero(active)[0]
@@ -212,8 +212,8 @@ def excitation_irf_from_arrays(
     ``int K_exc(tau) eta(t - tau) dtau = Re(X(w) a e^{i w t})``.
     """
     x = np.asarray(excitation, dtype=complex)
-    tv = _time_grid(t)
-    w, v = _prepare_spectrum(
+    tv = time_grid(t)
+    w, v = prepare_spectrum(
         omega, x, value_at_zero=x[0].real.astype(complex), omega_max=omega_max, taper=taper
     )
     return fourier_integral_linear(w, v, tv).real / np.pi

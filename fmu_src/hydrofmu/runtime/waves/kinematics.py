@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, as_finite
-from .spectra import _positive
+from .spectra import check_positive_value
 
 # Largest number of (t, component) pairs evaluated at once in ``elevation``.
 _CHUNK_ELEMENTS = 2_000_000
@@ -25,7 +25,7 @@ _CHUNK_ELEMENTS = 2_000_000
 # --------------------------------------------------------------------------------------
 
 
-def _depth(value: Any) -> float:
+def check_depth(value: Any) -> float:
     try:
         out = float(value)
     except (TypeError, ValueError) as exc:
@@ -37,7 +37,7 @@ def _depth(value: Any) -> float:
     return out
 
 
-def _choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
+def check_choice(value: Any, name: str, choices: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value.lower() not in choices:
         raise ConfigError(
             f"{name}={value!r} is not one of {', '.join(repr(c) for c in choices)}",
@@ -99,8 +99,8 @@ def wave_number(
         k, rad/m, same shape as ``omega``; relative accuracy ~1e-14 (Newton on
         ``x tanh x = w^2 h / g`` from Eckart's approximation).
     """
-    h = _depth(water_depth)
-    gv = _positive(g, "g", "m/s^2")
+    h = check_depth(water_depth)
+    gv = check_positive_value(g, "g", "m/s^2")
     w = np.asarray(omega, dtype=float)
     if np.any(~np.isfinite(w)) or np.any(w < 0.0):
         raise ConfigError("omega must be finite and >= 0 rad/s", value=w)
@@ -120,7 +120,7 @@ def wave_number(
     return np.where(w > 0.0, x / h, 0.0)
 
 
-def _elevation(
+def elevation_of_components(
     t: ArrayLike,
     x: float,
     y: float,
@@ -143,6 +143,6 @@ def _elevation(
     return out.reshape(tv.shape)
 
 
-def _readonly(a: NDArray[Any]) -> NDArray[Any]:
+def readonly(a: NDArray[Any]) -> NDArray[Any]:
     a.setflags(write=False)
     return a

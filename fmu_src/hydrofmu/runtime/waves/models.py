@@ -24,8 +24,21 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..errors import ConfigError, as_finite
-from .kinematics import _choice, _depth, _elevation, _readonly, ramp, wave_number
-from .spectra import _check_sea, _positive, jonswap, jonswap_normalisation, pierson_moskowitz
+from .kinematics import (
+    check_choice,
+    check_depth,
+    elevation_of_components,
+    ramp,
+    readonly,
+    wave_number,
+)
+from .spectra import (
+    check_positive_value,
+    check_sea_state,
+    jonswap,
+    jonswap_normalisation,
+    pierson_moskowitz,
+)
 
 __all__ = [
     "DEFAULT_N_COMPONENTS",
@@ -91,19 +104,19 @@ class RegularWave:
         h = as_finite(self.height, "height")
         if h < 0.0:
             raise ConfigError(f"height={self.height!r} m must be >= 0", value=self.height)
-        period = _positive(self.period, "period", "s")
+        period = check_positive_value(self.period, "period", "s")
         direction = as_finite(self.direction, "direction")
         phase = as_finite(self.phase, "phase")
-        depth = _depth(self.water_depth)
-        g = _positive(self.g, "g", "m/s^2")
+        depth = check_depth(self.water_depth)
+        g = check_positive_value(self.g, "g", "m/s^2")
         omega = np.array([2.0 * np.pi / period])
         for name, value in (
             ("height", h), ("period", period), ("direction", direction), ("phase", phase),
             ("water_depth", depth), ("g", g),
-            ("_omega", _readonly(omega)),
-            ("_amplitude", _readonly(np.array([0.5 * h]))),
-            ("_phase", _readonly(np.array([phase]))),
-            ("_k", _readonly(wave_number(omega, depth, g))),
+            ("_omega", readonly(omega)),
+            ("_amplitude", readonly(np.array([0.5 * h]))),
+            ("_phase", readonly(np.array([phase]))),
+            ("_k", readonly(wave_number(omega, depth, g))),
         ):
             object.__setattr__(self, name, value)
 
@@ -128,7 +141,7 @@ class RegularWave:
 
     def elevation(self, t: ArrayLike, x: float = 0.0, y: float = 0.0) -> NDArray[np.float64]:
         """Free-surface elevation at (x, y), m, same shape as ``t`` (s); no ramp applied."""
-        return _elevation(
+        return elevation_of_components(
             t, x, y, self._omega, self._amplitude, self._phase, self._k, self.direction
         )
 
@@ -203,9 +216,9 @@ class IrregularWave:
     _edges: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        hs, tp = _check_sea(self.hs, self.tp)
-        spectrum = _choice(self.spectrum, "spectrum", SPECTRA)
-        discretization = _choice(self.discretization, "discretization", DISCRETIZATIONS)
+        hs, tp = check_sea_state(self.hs, self.tp)
+        spectrum = check_choice(self.spectrum, "spectrum", SPECTRA)
+        discretization = check_choice(self.discretization, "discretization", DISCRETIZATIONS)
         gamma = as_finite(self.gamma, "gamma")
         if spectrum == "jonswap":
             jonswap_normalisation(gamma)  # validates gamma
@@ -240,8 +253,8 @@ class IrregularWave:
                     f"omega_range={self.omega_range!r} must satisfy 0 < w_min < w_max (rad/s)",
                     value=self.omega_range,
                 )
-        depth = _depth(self.water_depth)
-        g = _positive(self.g, "g", "m/s^2")
+        depth = check_depth(self.water_depth)
+        g = check_positive_value(self.g, "g", "m/s^2")
 
         # fine-grid cumulative energy and first moment over the range
         fine = np.linspace(lo, hi, _FINE_POINTS)
@@ -275,11 +288,11 @@ class IrregularWave:
             ("direction", direction), ("seed", seed), ("n_components", n),
             ("omega_range", (float(lo), float(hi))), ("discretization", discretization),
             ("water_depth", depth), ("g", g),
-            ("_omega", _readonly(omega)),
-            ("_amplitude", _readonly(amplitude)),
-            ("_phase", _readonly(phase)),
-            ("_k", _readonly(wave_number(omega, depth, g))),
-            ("_edges", _readonly(edges)),
+            ("_omega", readonly(omega)),
+            ("_amplitude", readonly(amplitude)),
+            ("_phase", readonly(phase)),
+            ("_k", readonly(wave_number(omega, depth, g))),
+            ("_edges", readonly(edges)),
         ):
             object.__setattr__(self, name, value)
 
@@ -323,7 +336,7 @@ class IrregularWave:
 
     def elevation(self, t: ArrayLike, x: float = 0.0, y: float = 0.0) -> NDArray[np.float64]:
         """Free-surface elevation at (x, y), m, same shape as ``t`` (s); no ramp applied."""
-        return _elevation(
+        return elevation_of_components(
             t, x, y, self._omega, self._amplitude, self._phase, self._k, self.direction
         )
 

@@ -15,15 +15,15 @@ from numpy.typing import ArrayLike, NDArray
 from ..errors import ConfigError, as_finite
 
 
-def _positive(value: Any, name: str, unit: str) -> float:
+def check_positive_value(value: Any, name: str, unit: str) -> float:
     out = as_finite(value, name)
     if out <= 0.0:
         raise ConfigError(f"{name}={value!r} {unit} must be > 0", value=value)
     return out
 
 
-def _check_sea(hs: Any, tp: Any) -> tuple[float, float]:
-    return _positive(hs, "hs", "m"), _positive(tp, "tp", "s")
+def check_sea_state(hs: Any, tp: Any) -> tuple[float, float]:
+    return check_positive_value(hs, "hs", "m"), check_positive_value(tp, "tp", "s")
 
 
 def _pm_shape(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -65,7 +65,7 @@ def pierson_moskowitz(omega: ArrayLike, hs: float, tp: float) -> NDArray[np.floa
     numpy.ndarray
         S(omega), m^2 s/rad, same shape as ``omega``.
     """
-    hsv, tpv = _check_sea(hs, tp)
+    hsv, tpv = check_sea_state(hs, tp)
     wp = 2.0 * np.pi / tpv
     x = np.asarray(omega, dtype=float) / wp
     return hsv**2 / 16.0 / wp * _pm_shape(x)
@@ -150,7 +150,7 @@ def jonswap(
     numpy.ndarray
         S(omega), m^2 s/rad, same shape as ``omega``.
     """
-    hsv, tpv = _check_sea(hs, tp)
+    hsv, tpv = check_sea_state(hs, tp)
     c = jonswap_normalisation(as_finite(gamma, "gamma"))
     wp = 2.0 * np.pi / tpv
     x = np.asarray(omega, dtype=float) / wp
