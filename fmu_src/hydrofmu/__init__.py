@@ -1,6 +1,55 @@
-"""hydrofmu: floating bodies in waves, from BEM data to an FMI 2.0 co-simulation FMU."""
+"""hydrofmu: floating bodies in waves, from BEM data to an FMI 2.0 co-simulation FMU.
+
+The Python API::
+
+    import hydrofmu
+
+    model = hydrofmu.Model.from_toml("case.toml", wave={"height": 2.0})
+    ds = model.simulate(stop_time=100.0, output_interval=0.1)   # xarray.Dataset, with units
+    model.build_fmu("Case.fmu", name="Case")                    # the FMU of the same model
+    same = hydrofmu.simulate_fmu("Case.fmu", 100.0, 0.1)         # run it with fmpy
+
+A force of your own is a :class:`Part` subclass registered with :func:`register_part`;
+``Model(..., parts=[Mine])`` runs it and ``build_fmu`` bundles its module into the FMU.
+"""
 
 __version__ = "0.1.0"
+
+from .api.fmu import simulate_fmu
+from .api.model import Model
+from .io.readers import read_hydro, read_hydro_bodies
+from .runtime.errors import (
+    ConfigError,
+    ExportError,
+    HydroDataError,
+    HydroFMUError,
+    InputError,
+    IntegrationError,
+    OptionalDependencyError,
+)
+from .runtime.parameters.table import ParameterSpec
+from .runtime.parts.part import Context, ModelInfo, Part, Port, register_part
+
+__all__ = [
+    "ConfigError",
+    "Context",
+    "ExportError",
+    "HydroDataError",
+    "HydroFMUError",
+    "InputError",
+    "IntegrationError",
+    "Model",
+    "ModelInfo",
+    "OptionalDependencyError",
+    "ParameterSpec",
+    "Part",
+    "Port",
+    "__version__",
+    "read_hydro",
+    "read_hydro_bodies",
+    "register_part",
+    "simulate_fmu",
+]
 
 # The installed package compiles the mooring line kernel on first use (an FMU never does:
 # its kernel is compiled at export and bundled).

@@ -170,6 +170,7 @@ def build_fmu(
     validate: bool = True,
     link_libpython: bool = False,
     uri_shim: bool | None = None,
+    parts: Sequence[Any] = (),
 ) -> Path:
     """Build an FMI 2.0 co-simulation FMU.
 
@@ -200,6 +201,10 @@ def build_fmu(
         needs a C compiler or the ziglang package): refused calls return fmi2Error, the
         FMU loads from a folder with non-ASCII characters, a second fmi2FreeInstance is
         ignored. None (default): when a compiler is found on Linux (else a warning).
+    parts
+        User part classes (or ``(class, options)`` pairs) added after the configured
+        parts, as :class:`~hydrofmu.runtime.simulator.simulator.Simulator`'s ``parts``:
+        their modules are bundled in the FMU (:mod:`hydrofmu.export.user_parts`).
 
     Returns
     -------
@@ -255,7 +260,14 @@ def build_fmu(
 
     add_realisation(list(bodies), config,
                     required=config.get("radiation", {}).get("method") == "state_space")
-    _check_default_parameters(bodies, config)
+    if parts:
+        from .user_parts import bundle_user_parts
+
+        user_files, user_entries = bundle_user_parts(parts)
+        config = {**config, "user_parts": user_entries}
+    else:
+        user_files = {}
+    _check_default_parameters(bodies, config, parts)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
 
     from pythonfmu.builder import FmuBuilder
@@ -265,8 +277,8 @@ def build_fmu(
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
-        package = stage_runtime_package(staging,
-                                        extra=_line_kernel_files(config, Path(tmp)))
+        package = stage_runtime_package(
+            staging, extra={**_line_kernel_files(config, Path(tmp)), **user_files})
         save_model(staging / MODEL_FILE, {"bodies": list(bodies), "config": config})
         script_module = f"{model_name}_{package[len(PACKAGE_PREFIX) :]}"
         script = staging / f"{script_module}.py"
@@ -347,12 +359,13 @@ def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
     return {f"moorings/{library.name}": library.read_bytes()}
 
 
-def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any]) -> None:
+def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any],
+                              parts: Sequence[Any] = ()) -> None:
     """The checks of fmi2ExitInitializationMode, on the configuration's values."""
     from ..runtime.parameters.checks import check_parameters
     from ..runtime.simulator.layout import parameter_table
 
-    table = parameter_table(list(bodies), config)
+    table = parameter_table(list(bodies), config, list(parts))
     check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))
 
 

@@ -53,6 +53,7 @@ from pythonfmu.enums import Fmi2Status
 from ..errors import HydroFMUError
 from ..hydrodata.store import load_model
 from ..parameters.checks import check_allocations, check_parameters
+from ..parts.user import user_part_specs
 from ..simulator.layout import parameter_table
 from ..simulator.simulator import Simulator
 from ..simulator.work_limits import internal_steps, step_refusal
@@ -63,6 +64,9 @@ from .state_blob import FmiStateHooks
 from .state_schema import model_identity
 from .variables import DIMENSIONLESS, FmiVariables
 from .workarounds import guard_interpreter_exit
+
+#: The run-time package this module belongs to (``_hydrofmu_<hash>`` inside an FMU).
+RUNTIME_PACKAGE = __package__.rpartition(".")[0]
 
 __all__ = ["DIMENSIONLESS", "MODEL_FILE", "HydroSlave", "guard_interpreter_exit"]
 
@@ -114,12 +118,15 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
         self._bodies = list(payload["bodies"])
         self._config = dict(payload["config"])
 
-        self._parameters = list(parameter_table(self._bodies, self._config))
-        self._input_names = list(Simulator.input_names(self._bodies, self._config))
-        self._output_names = list(Simulator.output_names(self._bodies, self._config))
-        self._input_units = list(Simulator.input_units(self._bodies, self._config))
-        self._output_units = list(Simulator.output_units(self._bodies, self._config))
-        self._dependencies = dict(Simulator.output_dependencies(self._bodies, self._config))
+        # The user parts the FMU was exported with, from the bundled package itself.
+        self._parts = user_part_specs(self._config, RUNTIME_PACKAGE)
+        model = (self._bodies, self._config, self._parts)
+        self._parameters = list(parameter_table(*model))
+        self._input_names = list(Simulator.input_names(*model))
+        self._output_names = list(Simulator.output_names(*model))
+        self._input_units = list(Simulator.input_units(*model))
+        self._output_units = list(Simulator.output_units(*model))
+        self._dependencies = dict(Simulator.output_dependencies(*model))
         self._check_interface()
 
         self._sim: Simulator | None = None
@@ -176,7 +183,8 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
             irf = self._config.get("radiation", {}).get("irf_duration") or 30.0
             check_allocations(self._parameters, parameters, n_bodies=len(self._bodies),
                               irf_duration=irf)  # before anything is allocated
-            sim = Simulator.from_payload(self._bodies, self._config, parameters)
+            sim = Simulator.from_payload(self._bodies, self._config, parameters,
+                                         parts=self._parts)
             check_parameters(self._parameters, parameters, n_bodies=len(self._bodies))
             sim.initialize(self._start_time)
             u = self._reals[self._in_lo : self._in_hi]

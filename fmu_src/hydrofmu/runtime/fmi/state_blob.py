@@ -117,7 +117,8 @@ class FmiStateHooks:
             if bool(state["fmu.has_sim"]):
                 parameters = self._parameters_from(reals, ints, strs)
                 if sim is None or parameters != self._sim_parameters:
-                    sim = Simulator.from_payload(self._bodies, self._config, parameters)
+                    sim = Simulator.from_payload(self._bodies, self._config, parameters,
+                                                 parts=self._parts)
                     saved = None
                 problem = sim_problem(state, sim.get_state())
                 if problem:

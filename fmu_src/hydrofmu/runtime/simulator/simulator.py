@@ -93,9 +93,10 @@ class Simulator(Tunable, ModelInterface):
 
     @classmethod
     def from_payload(cls, bodies: list[HydroData], config: dict[str, Any],
-                     parameters: dict[str, Any] | None = None) -> Simulator:
+                     parameters: dict[str, Any] | None = None, *,
+                     parts: Sequence[PartSpec] = ()) -> Simulator:
         """Build from the data stored in an FMU (same arguments as the constructor)."""
-        return cls(bodies, config, parameters)
+        return cls(bodies, config, parameters, parts=parts)
 
     def part(self, kind: str) -> Part:
         """The first part of registry name ``kind`` (for inspection and tests)."""
