@@ -582,7 +582,7 @@ def test_state_table_follows_fmi2_co_simulation() -> None:
 
 
 def test_step_time_tolerance_scales_with_the_step_and_the_time() -> None:
-    from hydrofmu.runtime.simulator.work_limits import step_refusal
+    from hydrofmu.runtime.parameters.work_limits import step_refusal
 
     def refused(t: float, h: float, now: float) -> bool:
         return step_refusal(t, h, fmu_time=now, max_internal_step=0.01, limit=10**7) is not None

@@ -97,3 +97,57 @@ def test_runtime_modules_import_only_the_runtime(path: Path) -> None:
                 f"{path.name}:{node.lineno} imports from outside runtime/")
         elif isinstance(node, ast.Import):
             assert all(a.name.split(".")[0] != "hydrofmu" for a in node.names), node.lineno
+
+
+def folder_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Imports between the package's folders (``runtime/<folder>`` counted apart), from
+    every relative or absolute hydrofmu import, including those inside functions."""
+    def folder(parts: tuple[str, ...]) -> str:
+        if parts[0] == "runtime" and len(parts) > 2:
+            return f"runtime/{parts[1]}"
+        return parts[0] if len(parts) > 1 else parts[0].removesuffix(".py")
+
+    graph: dict[str, set[str]] = {}
+    for path in _modules(package):
+        rel = path.relative_to(package).parts
+        src = folder(rel)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.level:
+                base = list(rel[:-1])[: len(rel) - node.level]
+                target = [*base, *(node.module.split(".") if node.module else [])]
+            elif (node.module or "").split(".")[0] == "hydrofmu":
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            if not target:
+                continue
+            dst = folder((*target, "x"))
+            if dst != src:
+                graph.setdefault(src, set()).add(dst)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[str]:
+    def reach(node: str, seen: set[str]) -> set[str]:
+        for nxt in graph.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                reach(nxt, seen)
+        return seen
+
+    return sorted(n for n in graph if n in reach(n, set()))
+
+
+def test_folders_import_one_way() -> None:
+    graph = folder_graph()
+    assert cycles(graph) == [], {k: sorted(v) for k, v in graph.items()}
+    # The run time never imports the build side.
+    for src, dsts in graph.items():
+        if src.startswith("runtime/"):
+            assert all(d.startswith("runtime/") for d in dsts), (src, dsts)
+
+
+def test_the_cycle_check_finds_one() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c"]

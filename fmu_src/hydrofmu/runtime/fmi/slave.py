@@ -53,10 +53,10 @@ from pythonfmu.enums import Fmi2Status
 from ..errors import HydroFMUError
 from ..hydrodata.store import load_model
 from ..parameters.checks import check_allocations, check_parameters
+from ..parameters.work_limits import internal_steps, step_refusal
 from ..parts.user import user_part_specs
 from ..simulator.layout import parameter_table
 from ..simulator.simulator import Simulator
-from ..simulator.work_limits import internal_steps, step_refusal
 from . import state_machine as fsm
 from .access import FmiAccess
 from .log import FmiLog

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
-from ..simulator.work_limits import MEMORY_LIMIT, memory_estimate
+from .work_limits import MEMORY_LIMIT, memory_estimate
 
 
 def _range_problem(spec: Any, value: Any) -> str | None:

@@ -30,7 +30,6 @@ from ..hydrodata.model import HydroData
 from ..linear.model import assemble
 from ..linear.stepper import SinusoidBank
 from ..parameters.table import body_names, validate_parameters
-from ..parameters.tunable import Tunable
 from ..parts.part import Context, Part
 from ..schemes.base import DIVERGENCE_LIMIT
 from ..schemes.registry import make_scheme
@@ -48,6 +47,7 @@ from .layout import (
 from .local_steps import StatePartition
 from .outputs import OutputMap, general_outputs
 from .rhs import RHS, LinearForm, part_sum_rhs
+from .tunable import Tunable
 
 __all__ = ["DIVERGENCE_LIMIT", "Simulator"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError, did_you_mean
-from ..simulator.layout import parameter_table
-from .table import ParameterSpec, validate_parameters
+from ..parameters.table import ParameterSpec, validate_parameters
+from .layout import parameter_table
 
 
 class Tunable:
