@@ -13,10 +13,8 @@ A force of your own is a :class:`Part` subclass registered with :func:`register_
 ``Model(..., parts=[Mine])`` runs it and ``build_fmu`` bundles its module into the FMU.
 """
 
-__version__ = "0.1.0"
-
-from .api.fmu import simulate_fmu
 from .api.model import Model
+from .cosim.simulate_fmu import simulate_fmu
 from .io.readers import read_hydro, read_hydro_bodies
 from .runtime.errors import (
     ConfigError,
@@ -29,6 +27,7 @@ from .runtime.errors import (
 )
 from .runtime.parameters.table import ParameterSpec
 from .runtime.parts.part import Context, ModelInfo, Part, Port, register_part
+from .runtime.version import __version__
 
 __all__ = [
     "ConfigError",

@@ -12,8 +12,8 @@ import hashlib
 import sys
 from pathlib import Path
 
-from .. import __version__
 from ..runtime.errors import ExportError
+from ..runtime.version import __version__
 
 #: The folder bundled into every FMU, whole: every file under it except ``__init__.py``
 #: (regenerated) and caches. The folder is the rule; there is no list to keep.

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .. import __version__
 from ..runtime.errors import ExportError
+from ..runtime.version import __version__
 from .bundle import PACKAGE_PREFIX, stage_runtime_package
 from .model_description import finalize_model_description, rewrite_model_description
 

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from ..progress import Progress
 from ..runtime.errors import ConfigError, ExportError, require
+from ..runtime.version import __version__
 from .stats import (
     annual_energy_production,
     parameter_settings,

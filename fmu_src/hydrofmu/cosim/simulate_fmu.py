@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..api.results import InputSignal, input_function, to_dataset
 from ..runtime.errors import ConfigError
-from .results import InputSignal, input_function, to_dataset
 
 if TYPE_CHECKING:
     import xarray
@@ -47,7 +47,7 @@ def simulate_fmu(
     """
     from fmpy import read_model_description
 
-    from ..cosim.fmpy_run import simulate
+    from .fmpy_run import simulate
 
     path = Path(fmu)
     md = read_model_description(str(path))
