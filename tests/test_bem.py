@@ -24,8 +24,6 @@ from hydrofmu.errors import ConfigError, HydroDataError
 from hydrofmu.hydrodata.readers import read_hydro
 from paths import BEMIO_SPHERE, ROOT
 
-cpt = pytest.importorskip("capytaine")
-
 RADIUS = 5.0
 G = 9.81
 DATA_FILE = ROOT / "fmu_src" / "hydrofmu" / "data" / "sphere_capytaine.nc"
@@ -108,6 +106,8 @@ def _write_ascii_stl(path: Path, vertices: np.ndarray, faces: np.ndarray) -> Non
 @pytest.fixture(scope="module")
 def box_mesh() -> object:
     """A 4 x 2 x 2 m box, 1 m draught (centre 0.5 m below the waterline)."""
+    import capytaine as cpt  # in the test extra; here, not at the top: a 6 s import
+
     return cpt.mesh_parallelepiped(size=(4.0, 2.0, 2.0), center=(0.0, 0.0, 0.0),
                                    faces_max_radius=0.5)
 
@@ -421,6 +421,8 @@ def test_sector_lid_covers_the_waterplane(meridian: int) -> None:
 
 
 def _solve_on(spec: bem.BEMSpec, body, engine=None) -> xr.Dataset:
+    import capytaine as cpt
+
     return cpt.assemble_dataset(bem.solve(spec, body, engine=engine), hydrostatics=False)
 
 
@@ -429,6 +431,8 @@ def test_symmetric_solve_equals_the_whole_mesh_solve() -> None:
     lid merged into plain meshes) at omega = 0, two frequencies and omega = inf, in deep
     water. (Not in 200 m: Capytaine 3.0's finite-depth solve of one mesh differs between
     two calls by up to 2e-4 relative at omega = inf, 1e-5 at finite omega.)"""
+    import capytaine as cpt
+
     spec = _sphere(1.6, [0.6, 1.5], water_depth=math.inf)
     sym = bem.symmetric_body(spec)
     assert type(sym.mesh).__name__ == "RotationSymmetricMesh" and sym.mesh.n == 14
