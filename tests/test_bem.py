@@ -294,6 +294,9 @@ def _complex(da: xr.DataArray) -> np.ndarray:
     return (da.sel(complex="re") + 1j * da.sel(complex="im")).values
 
 
+REGEN = 1e-9  # regenerated default body against the shipped file (see the test)
+
+
 def test_default_body_regenerated_equals_package_file() -> None:
     """The build script (a thin call of hydrofmu.bem) reproduces the shipped file: the same
     mesh at three of its 100 frequencies, with omega = 0 and inf."""
@@ -304,21 +307,27 @@ def test_default_body_regenerated_equals_package_file() -> None:
     pick = np.concatenate([[0.0], omega, [np.inf]])
     ref = shipped.sel(omega=pick)
     new = ds.sel(omega=pick)
-    # The package file was written by the same Capytaine code on the same mesh: 0.5 % is the
-    # acceptance bound (round-off of the solver differs between runs by ~1e-12 only), relative
-    # to the largest entry of each matrix at each frequency (off-diagonal zeros).
+    # The package file was written by the same code (Capytaine 3.0.0, its attribute
+    # capytaine_version) on the same mesh: observed difference 0 (bit-identical here). On
+    # another machine, another BLAS/LAPACK associates the LU and the sums differently:
+    # round-off times the condition number of the BEM system (the symmetric and dense
+    # solves of one system differ by 4e-16, test_symmetric_solve_equals_the_whole_mesh_
+    # solve), ~1e-12 at most. REGEN = 1e-9 leaves 1000x for that; any change of mesh,
+    # frequencies, centre of mass or settings moves the results by far more (one panel
+    # size step: percents). Relative to the largest entry of each matrix at each frequency
+    # (off-diagonal zeros).
     for name in ("added_mass", "radiation_damping"):
         a, b = new[name].values, ref[name].values
         # B = 0 at omega = 0 and inf: the whole array's largest entry scales those.
         scale = np.maximum(np.abs(b).max(axis=(-2, -1), keepdims=True), np.abs(b).max())
-        assert np.max(np.abs(a - b) / scale) < 0.005, name
+        assert np.max(np.abs(a - b) / scale) < REGEN, name
     dims = ("omega", "wave_direction", "influenced_dof")
     x_new = ds["excitation_force"].sel(omega=omega).transpose(*dims).values
     x_ref = _complex(shipped["excitation_force"].sel(omega=omega).transpose(*dims, ...))
-    assert np.max(np.abs(x_new - x_ref)) / np.abs(x_ref).max() < 0.005
+    assert np.max(np.abs(x_new - x_ref)) / np.abs(x_ref).max() < REGEN
     for name in ("hydrostatic_stiffness", "inertia_matrix"):
         a, b = ds[name].values, shipped[name].values
-        assert np.max(np.abs(a - b)) / np.abs(b).max() < 0.005, name
+        assert np.max(np.abs(a - b)) / np.abs(b).max() < REGEN, name
     assert ds.attrs["hull_panels"] == shipped.attrs["hull_panels"]
 
 
