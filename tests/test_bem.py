@@ -234,14 +234,22 @@ def test_sphere_coarse_mesh_against_wamit(sphere_200m, wamit) -> None:
     """Hydrostatics and mass of the solved sphere against the closed forms."""
     ds = sphere_200m[0.8]
     err = _errors(ds, wamit)
-    # 392 panels: measured within 1.4 % for A, 1.2 % for B11 and 5.0 % for B33 (at 3 rad/s,
-    # where B33 is small; 5.4 % on the whole mesh) -> bounds 2 % and 6 %.
+    # 392 panels: these are the panel method's discretisation errors against WAMIT at this
+    # mesh (hydrofmu's own mesh, solved by Capytaine 3.0, the version the test extra pins),
+    # not round-off: a machine moves them by ~1e-12. Observed (worst over the frequencies):
+    # A11 0.88 %, A33 1.38 %, B11 1.18 %, B33 4.998 % (at 3 rad/s, where B33 is small).
+    # Bounds: 2 % and 6 %, one percentage point above the observed, the spread between two
+    # valid discretisations of the same hull: Capytaine's own lid on the whole mesh instead
+    # of the symmetric polar lid gives B33 5.4 %. A finer mesh is the real check
+    # (test_sphere_converges_to_wamit: 0.95 % at 0.4 m); this one catches a coarse-mesh
+    # regression of more than that spread.
+    assert np.max(np.abs(err["added_mass[Surge]"])) < 0.02
     assert np.max(np.abs(err["added_mass[Heave]"])) < 0.02
     assert np.max(np.abs(err["radiation_damping[Surge]"])) < 0.02
     assert np.max(np.abs(err["radiation_damping[Heave]"])) < 0.06
     volume = float(ds["displaced_volume"])
     exact = 2.0 / 3.0 * np.pi * RADIUS**3
-    # The polyhedral mesh is inscribed in the sphere: measured -1.1 % at 392 panels.
+    # The polyhedral mesh is inscribed in the sphere: measured -1.15 % at 392 panels.
     assert volume == pytest.approx(exact, rel=0.02)
     k33 = float(ds["hydrostatic_stiffness"].sel(influenced_dof="Heave", radiating_dof="Heave"))
     assert k33 == pytest.approx(1000.0 * G * np.pi * RADIUS**2, rel=0.02)  # rho g pi a^2
