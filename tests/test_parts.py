@@ -20,7 +20,15 @@ from hydrofmu.errors import ConfigError
 from hydrofmu.forces.catalog import BODY_PARTS
 from hydrofmu.layout import parameter_table
 from hydrofmu.parameters import ParameterSpec, check_positive
-from hydrofmu.parts import PARTS, Context, ModelInfo, Part, Port, register_part
+from hydrofmu.parts import (
+    PARTS,
+    Context,
+    ModelInfo,
+    Part,
+    Port,
+    register_part,
+    unregister_part,
+)
 from hydrofmu.system import Simulator
 from physics_helpers import run
 
@@ -92,8 +100,25 @@ def _heave_sphere(**params: Any) -> tuple[list[Any], dict[str, Any], dict[str, A
     return bodies, cfg, params
 
 
-def test_a_part_from_outside_the_package_runs() -> None:
+@pytest.fixture
+def constant_force_registered():
+    """ConstantForce registered for one test, and removed after it (even when it fails),
+    so that no later test finds it in the registry."""
+    assert ConstantForce.kind not in PARTS
     register_part(ConstantForce.kind, ConstantForce)
+    try:
+        yield ConstantForce
+    finally:
+        assert unregister_part(ConstantForce.kind) is ConstantForce
+    assert ConstantForce.kind not in PARTS
+
+
+def test_unregistering_an_unknown_part_names_it() -> None:
+    with pytest.raises(ConfigError, match=r"no part is registered as 'test\.nothing'"):
+        unregister_part("test.nothing")
+
+
+def test_a_part_from_outside_the_package_runs(constant_force_registered) -> None:
     assert PARTS[ConstantForce.kind] is ConstantForce
     bodies, cfg, _ = _heave_sphere()
     sim = Simulator(bodies, cfg, {"radiation.method": "constant", "wave.period": 5.0},
