@@ -24,8 +24,6 @@ from hydrofmu.io.readers import read_hydro
 from hydrofmu.runtime.errors import ConfigError, HydroDataError
 from paths import BEMIO_SPHERE, ROOT
 
-cpt = pytest.importorskip("capytaine")
-
 RADIUS = 5.0
 G = 9.81
 DATA_FILE = ROOT / "fmu_src" / "hydrofmu" / "data" / "sphere_capytaine.nc"
@@ -108,6 +106,8 @@ def _write_ascii_stl(path: Path, vertices: np.ndarray, faces: np.ndarray) -> Non
 @pytest.fixture(scope="module")
 def box_mesh() -> object:
     """A 4 x 2 x 2 m box, 1 m draught (centre 0.5 m below the waterline)."""
+    import capytaine as cpt  # in the test extra; here, not at the top: a 6 s import
+
     return cpt.mesh_parallelepiped(size=(4.0, 2.0, 2.0), center=(0.0, 0.0, 0.0),
                                    faces_max_radius=0.5)
 
@@ -234,14 +234,22 @@ def test_sphere_coarse_mesh_against_wamit(sphere_200m, wamit) -> None:
     """Hydrostatics and mass of the solved sphere against the closed forms."""
     ds = sphere_200m[0.8]
     err = _errors(ds, wamit)
-    # 392 panels: measured within 1.4 % for A, 1.2 % for B11 and 5.0 % for B33 (at 3 rad/s,
-    # where B33 is small; 5.4 % on the whole mesh) -> bounds 2 % and 6 %.
+    # 392 panels: these are the panel method's discretisation errors against WAMIT at this
+    # mesh (hydrofmu's own mesh, solved by Capytaine 3.0, the version the test extra pins),
+    # not round-off: a machine moves them by ~1e-12. Observed (worst over the frequencies):
+    # A11 0.88 %, A33 1.38 %, B11 1.18 %, B33 4.998 % (at 3 rad/s, where B33 is small).
+    # Bounds: 2 % and 6 %, one percentage point above the observed, the spread between two
+    # valid discretisations of the same hull: Capytaine's own lid on the whole mesh instead
+    # of the symmetric polar lid gives B33 5.4 %. A finer mesh is the real check
+    # (test_sphere_converges_to_wamit: 0.95 % at 0.4 m); this one catches a coarse-mesh
+    # regression of more than that spread.
+    assert np.max(np.abs(err["added_mass[Surge]"])) < 0.02
     assert np.max(np.abs(err["added_mass[Heave]"])) < 0.02
     assert np.max(np.abs(err["radiation_damping[Surge]"])) < 0.02
     assert np.max(np.abs(err["radiation_damping[Heave]"])) < 0.06
     volume = float(ds["displaced_volume"])
     exact = 2.0 / 3.0 * np.pi * RADIUS**3
-    # The polyhedral mesh is inscribed in the sphere: measured -1.1 % at 392 panels.
+    # The polyhedral mesh is inscribed in the sphere: measured -1.15 % at 392 panels.
     assert volume == pytest.approx(exact, rel=0.02)
     k33 = float(ds["hydrostatic_stiffness"].sel(influenced_dof="Heave", radiating_dof="Heave"))
     assert k33 == pytest.approx(1000.0 * G * np.pi * RADIUS**2, rel=0.02)  # rho g pi a^2
@@ -294,6 +302,9 @@ def _complex(da: xr.DataArray) -> np.ndarray:
     return (da.sel(complex="re") + 1j * da.sel(complex="im")).values
 
 
+REGEN = 1e-9  # regenerated default body against the shipped file (see the test)
+
+
 def test_default_body_regenerated_equals_package_file() -> None:
     """The build script (a thin call of hydrofmu.bem) reproduces the shipped file: the same
     mesh at three of its 100 frequencies, with omega = 0 and inf."""
@@ -304,21 +315,27 @@ def test_default_body_regenerated_equals_package_file() -> None:
     pick = np.concatenate([[0.0], omega, [np.inf]])
     ref = shipped.sel(omega=pick)
     new = ds.sel(omega=pick)
-    # The package file was written by the same Capytaine code on the same mesh: 0.5 % is the
-    # acceptance bound (round-off of the solver differs between runs by ~1e-12 only), relative
-    # to the largest entry of each matrix at each frequency (off-diagonal zeros).
+    # The package file was written by the same code (Capytaine 3.0.0, its attribute
+    # capytaine_version) on the same mesh: observed difference 0 (bit-identical here). On
+    # another machine, another BLAS/LAPACK associates the LU and the sums differently:
+    # round-off times the condition number of the BEM system (the symmetric and dense
+    # solves of one system differ by 4e-16, test_symmetric_solve_equals_the_whole_mesh_
+    # solve), ~1e-12 at most. REGEN = 1e-9 leaves 1000x for that; any change of mesh,
+    # frequencies, centre of mass or settings moves the results by far more (one panel
+    # size step: percents). Relative to the largest entry of each matrix at each frequency
+    # (off-diagonal zeros).
     for name in ("added_mass", "radiation_damping"):
         a, b = new[name].values, ref[name].values
         # B = 0 at omega = 0 and inf: the whole array's largest entry scales those.
         scale = np.maximum(np.abs(b).max(axis=(-2, -1), keepdims=True), np.abs(b).max())
-        assert np.max(np.abs(a - b) / scale) < 0.005, name
+        assert np.max(np.abs(a - b) / scale) < REGEN, name
     dims = ("omega", "wave_direction", "influenced_dof")
     x_new = ds["excitation_force"].sel(omega=omega).transpose(*dims).values
     x_ref = _complex(shipped["excitation_force"].sel(omega=omega).transpose(*dims, ...))
-    assert np.max(np.abs(x_new - x_ref)) / np.abs(x_ref).max() < 0.005
+    assert np.max(np.abs(x_new - x_ref)) / np.abs(x_ref).max() < REGEN
     for name in ("hydrostatic_stiffness", "inertia_matrix"):
         a, b = ds[name].values, shipped[name].values
-        assert np.max(np.abs(a - b)) / np.abs(b).max() < 0.005, name
+        assert np.max(np.abs(a - b)) / np.abs(b).max() < REGEN, name
     assert ds.attrs["hull_panels"] == shipped.attrs["hull_panels"]
 
 
@@ -421,6 +438,8 @@ def test_sector_lid_covers_the_waterplane(meridian: int) -> None:
 
 
 def _solve_on(spec: bem.BEMSpec, body, engine=None) -> xr.Dataset:
+    import capytaine as cpt
+
     return cpt.assemble_dataset(bem.solve(spec, body, engine=engine), hydrostatics=False)
 
 
@@ -429,6 +448,8 @@ def test_symmetric_solve_equals_the_whole_mesh_solve() -> None:
     lid merged into plain meshes) at omega = 0, two frequencies and omega = inf, in deep
     water. (Not in 200 m: Capytaine 3.0's finite-depth solve of one mesh differs between
     two calls by up to 2e-4 relative at omega = inf, 1e-5 at finite omega.)"""
+    import capytaine as cpt
+
     spec = _sphere(1.6, [0.6, 1.5], water_depth=math.inf)
     sym = bem.symmetric_body(spec)
     assert type(sym.mesh).__name__ == "RotationSymmetricMesh" and sym.mesh.n == 14

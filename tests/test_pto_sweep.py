@@ -15,8 +15,6 @@ import xarray as xr
 
 from hydrofmu.cli.main import main as cli_main
 
-pytest.importorskip("distributed")
-
 MODEL = """\
 [simulation]
 time_scheme = "rk4"

@@ -315,6 +315,15 @@ def register_part(name: str, cls: type[Part]) -> type[Part]:
     return cls
 
 
+def unregister_part(name: str) -> type[Part]:
+    """Remove the part class registered as ``name`` and return it (a user's part, or a
+    test's, that should not outlive its use); a :class:`ConfigError` when none is."""
+    if name not in PARTS:
+        hint = did_you_mean(str(name), list(PARTS))
+        raise ConfigError(f"no part is registered as {name!r}{hint}", value=name)
+    return PARTS.pop(name)
+
+
 def part_class(name: str, where: str) -> type[Part]:
     """The part class registered as ``name``; a :class:`ConfigError` naming the choices."""
     cls = PARTS.get(str(name))
