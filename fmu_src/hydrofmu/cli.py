@@ -11,7 +11,6 @@ overwritten unless ``--force`` is given.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import traceback
@@ -20,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import HydroFMUError
+from .output_paths import check_output_path
 
 DEMO_MARKER = ".hydrofmu-demo"
 
@@ -47,34 +47,6 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     _warn(message)
 
 
-def _refuse_overwrite(path: Path, force: bool) -> None:
-    from .errors import ConfigError
-
-    if path.exists() and not force:
-        raise ConfigError(f"{path} exists; choose another path or pass --force", value=str(path))
-
-
-def _check_writable(path: Path, option: str) -> None:
-    """Refuse, before any work, an output path whose folder cannot be created or written."""
-    from .errors import ConfigError
-
-    folder = path.expanduser().absolute().parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot write {option} {path}: the folder {folder} cannot be created "
-            f"({exc.strerror or exc}); choose another {option}",
-            value=str(path),
-        ) from exc
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(
-            f"cannot write {option} {path}: the folder {folder} is not writable; choose "
-            f"another {option}",
-            value=str(path),
-        )
-
-
 def _print_notes(cfg: dict) -> None:
     """The resolution notes and the model report (IRF lengths, round-trip errors...)."""
     for note in cfg.get("notes", []):
@@ -89,9 +61,7 @@ def _build(args: argparse.Namespace) -> int:
     from .config import load_config
     from .export import build_fmu
 
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    _check_writable(out, "-o")
+    out = check_output_path(args.output, "-o", force=args.force)
     bodies, cfg = load_config(args.config)
     path = build_fmu(
         bodies,
@@ -119,9 +89,11 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None):
+def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None,
+                     progress: bool = True):
+    """Build the FMU and simulate ``[simulation]``: ``(fmu, result, units)``."""
     from .export import build_fmu
-    from .simulate import simulate
+    from .simulate import output_units, simulate
 
     fmu = fmu_path or workdir / f"{name}.fmu"
     build_fmu(bodies, cfg, fmu, model_name=name, overwrite=fmu_path is None)
@@ -131,33 +103,54 @@ def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | Non
         start_time=float(sim["start_time"]),
         stop_time=float(sim["stop_time"]),
         output_interval=float(sim["output_interval"]),
+        progress=progress,
     )
-    return fmu, result
+    return fmu, result, output_units(fmu)
+
+
+def _case_title(case: str, cfg: dict) -> str:
+    """``"<case>: regular waves, H = 2 m, T = 8 s"``: the plot's title."""
+    wave = cfg["wave"]
+    kind = wave["type"]
+    if kind == "regular":
+        sea = f"regular waves, H = {wave['height']:g} m, T = {wave['period']:g} s"
+    elif kind == "irregular":
+        sea = (f"irregular waves ({wave['spectrum']}), Hs = {wave['height']:g} m, "
+               f"Tp = {wave['period']:g} s, seed {wave['seed']}")
+    elif kind == "input":
+        sea = "wave elevation input"
+    else:
+        sea = "no waves"
+    names = ", ".join(b["name"] for b in cfg["bodies"])
+    return f"{case}: {names}; {sea}"
 
 
 def _run(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .simulate import plot, summary, write_csv
+    from .plots import plot
+    from .simulate import summary, write_csv
 
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    _check_writable(out, "-o")
+    out = check_output_path(args.output, "-o", force=args.force)
     if args.plot:
-        _refuse_overwrite(Path(args.plot), args.force)
-        _check_writable(Path(args.plot), "--plot")
+        check_output_path(args.plot, "--plot", force=args.force)
     bodies, cfg = load_config(args.config)
-    if args.stop_time is not None:
-        cfg["simulation"]["stop_time"] = args.stop_time
-    if args.output_interval is not None:
-        cfg["simulation"]["output_interval"] = args.output_interval
+    from .run_settings import check_simulation
+
+    names = {}
+    for key, value in (("stop_time", args.stop_time), ("output_interval", args.output_interval)):
+        if value is not None:
+            cfg["simulation"][key] = value
+            names[key] = "--" + key.replace("_", "-")
+    check_simulation(cfg["simulation"], names)
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
-        _, result = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU")
-    write_csv(result, out)
+        _, result, units = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU",
+                                            progress=not args.quiet)
+    write_csv(result, out, units)
     print(summary(result, body=cfg["bodies"][0]["name"]))
     print(f"wrote {out}")
     if args.plot:
-        plot(result, args.plot, body=cfg["bodies"][0]["name"])
+        plot(result, args.plot, title=_case_title(Path(args.config).stem, cfg), units=units)
         print(f"wrote {args.plot}")
     return 0
 
@@ -165,7 +158,8 @@ def _run(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .config import default_config
     from .errors import ConfigError
-    from .simulate import plot, summary, write_csv
+    from .plots import plot
+    from .simulate import summary, write_csv
 
     out = Path(args.out)
     if out.exists() and any(out.iterdir()) and not (out / DEMO_MARKER).exists():
@@ -183,9 +177,9 @@ def _demo(args: argparse.Namespace) -> int:
     fmu = out / "DefaultSphere.fmu"
     if fmu.exists():
         fmu.unlink()
-    _, result = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
-    csv = write_csv(result, out / "results.csv")
-    png = plot(result, out / "heave.png")
+    _, result, units = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
+    csv = write_csv(result, out / "results.csv", units)
+    png = plot(result, out / "heave.png", title=_case_title("demo", cfg), units=units)
     print(summary(result))
     print(f"wrote {fmu}\nwrote {csv}\nwrote {png}")
     return 0
@@ -220,12 +214,7 @@ def _bem(args: argparse.Namespace) -> int:
     spec = load_bem(args.config)
     if args.jobs is not None:
         spec = replace(spec, n_jobs=args.jobs)
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    if not out.parent.is_dir():
-        from .errors import ConfigError
-
-        raise ConfigError(f"the folder of {out} does not exist", value=str(out))
+    out = check_output_path(args.output, "-o", force=args.force)
     require("capytaine", "bem")
     path, line = bem_to_file(spec, out, progress=not args.quiet)
     print(line)
@@ -312,6 +301,7 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--stop-time", type=float, default=None, help="s (default: config)")
     r.add_argument("--output-interval", type=float, default=None, help="communication step, s")
     r.add_argument("--force", action="store_true", help="overwrite existing outputs")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_run)
     d = sub.add_parser("demo", help="the default body in regular waves: FMU, CSV and plot")
     d.add_argument("--out", default="hydrofmu_demo", help="output folder")

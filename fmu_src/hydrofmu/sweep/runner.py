@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import __version__
 from ..errors import ConfigError, ExportError, require
+from ..output_paths import check_output_path, public_permissions
 from ..progress import Progress
 from .stats import (
     annual_energy_production,
@@ -133,6 +134,7 @@ def _atomic_netcdf(ds: Any, path: Path) -> None:
     os.close(fd)
     try:
         ds.to_netcdf(tmp, engine="h5netcdf")
+        public_permissions(tmp)  # mkstemp's file is private (0600)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -275,11 +277,11 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
     config, seas, output = Path(config), Path(seas), Path(output)
     if not config.is_file():
         raise ConfigError(f"configuration '{config}' does not exist", value=str(config))
-    if not output.parent.is_dir():
-        raise ConfigError(f"the folder of {output} does not exist", value=str(output))
     if output.exists() and not (options.force or options.resume):
         raise ConfigError(f"{output} exists; pass --resume, --force or another path",
                           value=str(output))
+    # Its folder also receives the power matrices, the plots and the part folders.
+    check_output_path(output, "-o", force=True)
     parts_dir = parts_folder(output)
     if parts_dir.exists() and any(parts_dir.iterdir()) and not options.resume:
         if not options.force:
