@@ -211,10 +211,10 @@ def _bem(args: argparse.Namespace) -> int:
     from .bem import bem_to_file, load_bem
     from .errors import require
 
+    out = check_output_path(args.output, "-o", force=args.force)
     spec = load_bem(args.config)
     if args.jobs is not None:
         spec = replace(spec, n_jobs=args.jobs)
-    out = check_output_path(args.output, "-o", force=args.force)
     require("capytaine", "bem")
     path, line = bem_to_file(spec, out, progress=not args.quiet)
     print(line)

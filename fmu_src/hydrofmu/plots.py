@@ -5,8 +5,8 @@
 - the wave elevation, when the model has a wave (not identically zero);
 - per body, its moving DOFs (peak-to-peak above :data:`MOVING`): one panel of the
   translations (m), one of the rotations (deg);
-- per body, the force terms on its most moving translation and on its most moving rotation
-  (every nonzero ``<body>.F_*`` channel of that DOF);
+- per body and moving DOF, the force terms on it (every nonzero ``<body>.F_*`` channel of
+  that DOF);
 - the joints' relative motions (``<joint>.position``), the mooring lines' tensions
   (``mooring.line<k>.T_fairlead`` / ``T_anchor``) and the PTOs' absorbed power
   (``pto.<name>.power``).
@@ -50,8 +50,8 @@ class Panel:
 
     @property
     def ylabel(self) -> str:
-        """``"<quantity> [<unit>]"``."""
-        return f"{self.quantity} [{self.unit}]"
+        """``"[<unit>]"`` (the quantity is the panel's title)."""
+        return f"[{self.unit}]"
 
 
 def _unit(name: str, units: dict[str, str]) -> str:
@@ -86,6 +86,9 @@ def _scaled(panel: Panel, result: NDArray[Any]) -> Panel:
 
 
 def _ptp(result: NDArray[Any], name: str) -> float:
+    """Peak-to-peak of an output; 0 when it was not recorded."""
+    if name not in (result.dtype.names or ()):
+        return 0.0
     values = np.asarray(result[name], dtype=float)
     return float(np.ptp(values)) if values.size else 0.0
 
@@ -119,11 +122,7 @@ def choose_panels(result: NDArray[Any], units: dict[str, str] | None = None) -> 
                 panels.append(Panel(f"{body} {kind}", unit,
                                     [(f"{body}.pose[{i + 1}]", DOF_NAMES[i], "-")
                                      for i in group]))
-        for group in ([i for i in moving if i < 3], [i for i in moving if i >= 3]):
-            if not group:
-                continue
-            # the DOF that moves most, relative to the group's largest motion
-            i = max(group, key=lambda k: _ptp(result, f"{body}.pose[{k + 1}]"))
+        for i in moving:
             curves = [(f"{body}.{c}[{i + 1}]", c, "-") for c in FORCE_CHANNELS
                       if f"{body}.{c}[{i + 1}]" in names
                       and np.any(np.asarray(result[f"{body}.{c}[{i + 1}]"]) != 0.0)]
@@ -132,14 +131,18 @@ def choose_panels(result: NDArray[Any], units: dict[str, str] | None = None) -> 
                 panels.append(Panel(f"{body} {DOF_NAMES[i]} {what}",
                                     _unit(curves[0][0], units), curves))
     joints: dict[str, list[tuple[str, str, str]]] = {}
-    for n in names:
-        if n.endswith(".position") and not n.startswith(("pto.", "mooring.")):
+    for n in names:  # "<joint>.position" (a PTO's outputs are "pto.<name>.<quantity>")
+        if n.endswith(".position") and n.count(".") == 1:
             joints.setdefault(_unit(n, units), []).append((n, n[: -len(".position")], "-"))
     for unit, curves in joints.items():
-        panels.append(Panel("joint motion", unit, curves))
-    tensions = [(n, n[len("mooring."):].replace(".T_", " "), "--" if n.endswith("anchor")
-                 else "-") for n in names
-                if n.startswith("mooring.") and ".T_" in n]
+        panels.append(Panel("joint motion (first body relative to the second)", unit,
+                            curves))
+    tensions = []  # a line's fairlead solid, its anchor dashed, one colour per line
+    lines = [n for n in names if n.startswith("mooring.") and ".T_" in n]
+    for n in lines:
+        line, end = n[len("mooring."):].split(".T_")
+        colour = list(dict.fromkeys(m.split(".T_")[0] for m in lines)).index(f"mooring.{line}")
+        tensions.append((n, f"{line} {end}", f"C{colour % 10}{'--' if end == 'anchor' else '-'}"))
     if tensions:
         panels.append(Panel("mooring line tension", _unit(tensions[0][0], units), tensions))
     power = [(n, n[len("pto."): -len(".power")], "-") for n in names
@@ -159,21 +162,21 @@ def make_figure(result: NDArray[Any], *, title: str,
 
     panels = choose_panels(result, units)
     t = np.asarray(result["time"])
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 1.2 + 1.9 * len(panels)),
-                             sharex=True, squeeze=False)
+    # constrained layout keeps the title and the legends outside the panels in the figure
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 1.0 + 1.6 * len(panels)),
+                             sharex=True, squeeze=False, layout="constrained")
     for ax, panel in zip(axes[:, 0], panels, strict=True):
         for name, label, style in panel.curves:
             y = np.asarray(result[name], dtype=float)
             y = np.degrees(y) if panel.unit == "deg" else y / panel.scale
             ax.plot(t, y, style, label=label, linewidth=1.2)
         ax.set_ylabel(panel.ylabel)
-        ax.set_title(panel.quantity, fontsize=9, loc="left")
+        ax.set_title(panel.quantity, fontsize=10, loc="left")
         ax.grid(True, alpha=0.3)
         # Outside the data, on the right of the panel.
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     axes[-1, 0].set_xlabel("time [s]")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
     return fig
 
 
