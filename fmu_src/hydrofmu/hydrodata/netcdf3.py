@@ -123,11 +123,17 @@ def netcdf3_problem(path: str | Path) -> str | None:
     -------
     str or None
         ``"<path>: truncated <format> NetCDF3 file: ..."`` with the size the header implies
-        and the file's size, or a sentence on a header that cannot be parsed.
+        and the file's size, or a sentence on a header that cannot be parsed, or on an
+        empty file (whatever its format).
     """
     p = Path(path)
     with p.open("rb") as fh:
         magic = fh.read(4)
+        if not magic:
+            return f"{p}: empty file (0 bytes): truncated or never written; regenerate it"
+        if len(magic) < 4 and b"CDF".startswith(magic[:3]):
+            return (f"{p}: truncated NetCDF3 file: the file ends inside its 4-byte "
+                    f"signature ({len(magic)} bytes); regenerate or re-download it")
         if magic not in MAGIC:
             return None
         kind = MAGIC[magic]
