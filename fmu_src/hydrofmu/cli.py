@@ -167,7 +167,12 @@ def _demo(args: argparse.Namespace) -> int:
             f"{out} exists and was not written by 'hydrofmu demo'; choose another --out",
             value=str(out),
         )
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / DEMO_MARKER).touch()
+    except OSError as exc:
+        raise ConfigError(f"cannot write --out {out}: {exc.strerror or exc}; choose another "
+                          "--out", value=str(out)) from exc
     (out / DEMO_MARKER).write_text("written by hydrofmu demo\n", encoding="utf-8")
     bodies, cfg = default_config()
     print("default body: floating sphere, r = 5 m (Capytaine data embedded in the package)")
