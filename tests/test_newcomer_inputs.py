@@ -195,12 +195,12 @@ def test_sweep_netcdf_files_respect_the_umask(tmp_path: Path, umask: int) -> Non
     umask), not mkstemp's private 0600."""
     import xarray as xr
 
-    from hydrofmu.sweep.runner import _atomic_netcdf
+    from hydrofmu.sweep.runner import write_netcdf_atomically
 
     old = os.umask(umask)
     try:
         path = tmp_path / "sweep.nc"
-        _atomic_netcdf(xr.Dataset({"mean": (("channel",), np.arange(3.0))}), path)
+        write_netcdf_atomically(xr.Dataset({"mean": (("channel",), np.arange(3.0))}), path)
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask

@@ -19,7 +19,7 @@ import pytest
 from hydrofmu.cli import main
 from hydrofmu.config import resolve
 from hydrofmu.export import build_fmu
-from hydrofmu.plots import Panel, _scaled, choose_panels, make_figure
+from hydrofmu.plots import Panel, choose_panels, make_figure, scale_panel
 from hydrofmu.simulate import output_units, simulate
 from paths import ROOT, WAMIT_RM3
 
@@ -142,7 +142,7 @@ def test_force_units_scale_with_the_values() -> None:
                               (999.0, "N", 1.0), (1000.0, "kN", 1e3)):
         result = np.zeros(5, dtype=[("time", float), ("b.F_radiation[3]", float)])
         result["time"], result["b.F_radiation[3]"] = t, peak * np.sin(3 * t) / np.sin(3 * t).max()
-        panel = _scaled(Panel("f", "N", [("b.F_radiation[3]", "r", "-")]), result)
+        panel = scale_panel(Panel("f", "N", [("b.F_radiation[3]", "r", "-")]), result)
         assert (panel.unit, panel.scale) == (unit, scale), peak
 
 

@@ -73,7 +73,7 @@ def _unit(name: str, units: dict[str, str]) -> str:
     return "m" if name.endswith(("elevation", ".position")) else ""
 
 
-def _scaled(panel: Panel, result: NDArray[Any]) -> Panel:
+def scale_panel(panel: Panel, result: NDArray[Any]) -> Panel:
     """Choose N / kN / MN (or W, N.m...) so that the largest value is below 1000."""
     if panel.unit not in ("N", "N.m", "W"):
         return panel
@@ -149,7 +149,7 @@ def choose_panels(result: NDArray[Any], units: dict[str, str] | None = None) -> 
              if n.startswith("pto.") and n.endswith(".power")]
     if power:
         panels.append(Panel("PTO absorbed power", _unit(power[0][0], units), power))
-    return [_scaled(p, result) for p in panels]
+    return [scale_panel(p, result) for p in panels]
 
 
 def make_figure(result: NDArray[Any], *, title: str,

@@ -129,7 +129,9 @@ def _key(config_text: bytes, row: dict[str, Any], options: SweepOptions, h: floa
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _atomic_netcdf(ds: Any, path: Path) -> None:
+def write_netcdf_atomically(ds: Any, path: Path) -> None:
+    """Write ``ds`` to ``path`` through a temporary file beside it (never half-written),
+    with the mode of a newly created file (``0666 & ~umask``)."""
     fd, tmp = tempfile.mkstemp(suffix=".nc", prefix=".tmp_", dir=path.parent)
     os.close(fd)
     try:
@@ -325,8 +327,8 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
 
             series = xr.Dataset({"value": (("time", "channel"), result["series"])},
                                 coords={"time": result["time"], "channel": channels})
-            _atomic_netcdf(series, series_dir / f"{PART_PREFIX}{i:05d}.nc")
-        _atomic_netcdf(_part_dataset(result, channels, keys[i]), paths[i])
+            write_netcdf_atomically(series, series_dir / f"{PART_PREFIX}{i:05d}.nc")
+        write_netcdf_atomically(_part_dataset(result, channels, keys[i]), paths[i])
         computed.append(i)
 
     if todo:
@@ -372,6 +374,6 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
                                f"({hours:.6g} h/yr of occurrence)")
     elif options.plot:
         summary.append("no pto.<name>.power output: no power matrix to plot")
-    _atomic_netcdf(ds, output)
+    write_netcdf_atomically(ds, output)
     return SweepResult(dataset=ds, computed=sorted(computed), files=[output, *files],
                        summary=summary)
