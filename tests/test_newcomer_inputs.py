@@ -128,6 +128,7 @@ def test_simulation_problems_accept_a_sound_table() -> None:
         ["build", "{config}", "-o", "{bad}.fmu"],
         ["sweep", "{config}", "--sea-states", "{config}", "-o", "{bad}.nc"],
         ["bem", "{config}", "-o", "{bad}.nc"],
+        ["mooring", "replay", "{config}", "{config}", "-o", "{bad}.csv"],
     ],
 )
 def test_an_unwritable_output_fails_before_any_work(

@@ -287,11 +287,9 @@ def replay_file(lines: str | Path, motion: str | Path, output: str | Path, *,
 
 
 def _replay_command(args) -> int:
-    from ..errors import ConfigError
+    from ..output_paths import check_output_path
 
-    out = Path(args.output)
-    if out.exists() and not args.force:
-        raise ConfigError(f"{out} exists; choose another path or pass --force", value=str(out))
+    out = check_output_path(args.output, "-o", force=args.force)
     path = replay_file(args.lines, args.motion, out, quiet=args.quiet, kernel=args.kernel)
     print(f"wrote {path}")
     return 0
