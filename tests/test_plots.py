@@ -168,3 +168,18 @@ def test_run_plot_progress_and_csv_units(tmp_path: Path, capsys: pytest.CaptureF
                           "cylinder.pose[3] [m]"]
     assert "cylinder.F_radiation[5] [N.m]" in header
     assert png.stat().st_size > 10_000
+
+
+def test_summary_names_every_body() -> None:
+    """``run`` prints the amplitudes of every body of a multi-body model, not the first."""
+    from hydrofmu.simulate import summary
+
+    names = ["time", "wave.elevation"] + [f"{b}.pose[{i}]" for b in ("float", "spar")
+                                          for i in range(1, 7)]
+    result = np.zeros(50, dtype=[(n, float) for n in names])
+    result["time"] = np.arange(50.0)
+    result["float.pose[3]"] = np.sin(result["time"])
+    result["spar.pose[5]"] = 0.1 * np.sin(result["time"])
+    lines = summary(result, body=["float", "spar"]).splitlines()
+    assert [line.split(" amplitude")[0].strip() for line in lines[1:3]] == [
+        "float heave", "spar pitch"]

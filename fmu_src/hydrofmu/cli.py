@@ -147,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
         _, result, units = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU",
                                             progress=not args.quiet)
     write_csv(result, out, units)
-    print(summary(result, body=cfg["bodies"][0]["name"]))
+    print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
     print(f"wrote {out}")
     if args.plot:
         plot(result, args.plot, title=_case_title(Path(args.config).stem, cfg), units=units)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,18 +112,23 @@ def write_csv(result: NDArray[Any], path: str | Path,
     return path
 
 
-def summary(result: NDArray[Any], *, body: str = "body", last: float = 0.5) -> str:
-    """Short text summary: amplitudes over the last ``last`` fraction of the record."""
+def summary(result: NDArray[Any], *, body: str | Sequence[str] = "body",
+            last: float = 0.5) -> str:
+    """Short text summary: amplitudes over the last ``last`` fraction of the record, for
+    one body or each of several (``body`` a name or a list of names)."""
     t = np.asarray(result["time"])
     keep = t >= t[0] + (1.0 - last) * (t[-1] - t[0])
     lines = [f"simulated {t[0]:.3g} .. {t[-1]:.3g} s, {t.size} output points"]
     labels = ("surge", "sway", "heave", "roll", "pitch", "yaw")
     units = ("m", "m", "m", "rad", "rad", "rad")
-    for i, (lab, u) in enumerate(zip(labels, units, strict=True)):
-        x = np.asarray(result[f"{body}.pose[{i + 1}]"])[keep]
-        amp = 0.5 * (x.max() - x.min())
-        if amp > 1e-9:  # DOFs the wave does not excite stay at round-off level
-            lines.append(f"  {lab:6s} amplitude (last {last:.0%}): {amp:.4g} {u}")
+    names = [body] if isinstance(body, str) else list(body)
+    for name in names:
+        prefix = f"{name} " if len(names) > 1 else ""
+        for i, (lab, u) in enumerate(zip(labels, units, strict=True)):
+            x = np.asarray(result[f"{name}.pose[{i + 1}]"])[keep]
+            amp = 0.5 * (x.max() - x.min())
+            if amp > 1e-9:  # DOFs the wave does not excite stay at round-off level
+                lines.append(f"  {prefix}{lab:6s} amplitude (last {last:.0%}): {amp:.4g} {u}")
     eta = np.asarray(result["wave.elevation"])[keep]
     lines.append(f"  wave elevation amplitude: {0.5 * (eta.max() - eta.min()):.4g} m")
     return "\n".join(lines)
