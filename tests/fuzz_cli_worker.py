@@ -4,7 +4,7 @@ Used by ``tests/test_fmi_misuse.py::test_fuzzed_files_give_one_line_errors`` as
 ``python fuzz_cli_worker.py <request.json>`` (one interpreter per format, so a crash in a C
 parser fails one format, not the suite). The request names the original file, the command
 (``info`` or ``check``), the number of variants and the seed; every variant is written to
-the work folder, ``hydrofmu.cli.main`` runs on it with stdout and stderr captured and a
+the work folder, ``hydrofmu.cli.commands`` runs on it with stdout and stderr captured and a
 per-case alarm, and the JSON result lists each case's exit status and stderr.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hydrofmu.cli import main as cli
+from hydrofmu.cli import commands as cli
 
 
 class CaseTimeout(BaseException):

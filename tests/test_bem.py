@@ -18,7 +18,7 @@ import pytest
 import xarray as xr
 
 from hydrofmu import bem
-from hydrofmu.cli.main import main as cli_main
+from hydrofmu.cli import main as cli_main
 from hydrofmu.config.configuration import load_config
 from hydrofmu.io.readers import read_hydro
 from hydrofmu.runtime.errors import ConfigError, HydroDataError

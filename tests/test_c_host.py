@@ -252,3 +252,69 @@ def test_fmu_runs_in_fmpy_under_a_non_ascii_path(
     # The same model as the reference run (unpacked under an ASCII path): same floats.
     np.testing.assert_allclose(heave_series(fmus["plain"], folder), fmpy_heave,
                                rtol=0, atol=1e-12)
+
+
+def run_careless(host: Path, unpacked: dict[str, Any], *, preload: bool, steps: int) -> dict:
+    """``host ... ignore VR_STR``: a host that ignores a NULL instance and every status
+    (ECOS); every read is preset (0.0, "unwritten") so that an unwritten value shows."""
+    vr = unpacked["vr"]
+    args = [str(host), str(unpacked["binary"]), unpacked["uri"], unpacked["guid"],
+            vr["body.F_pto[3]"], vr["body.pose[3]"], repr(F_PTO), repr(DT), str(steps),
+            "ignore", vr["wave.type"]]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LD_PRELOAD"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    if preload:
+        env["LD_PRELOAD"] = str(shared_libpython())
+    proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    lines = proc.stdout.splitlines()
+    reals = {}
+    for line in lines:
+        if line.startswith("Y "):
+            _, label, value = line.split(" ")
+            reals.setdefault(label, []).append(float(value))
+    strings = {}
+    for line in lines:
+        if line.startswith("S "):
+            label, _, text = line[2:].partition(" ")
+            strings.setdefault(label, []).append(text)
+    statuses = [line.split() for line in lines if line.startswith("STATUS ")]
+    return {"returncode": proc.returncode, "lines": lines, "reals": reals,
+            "strings": strings, "statuses": statuses,
+            "output": proc.stdout[-3000:] + proc.stderr[-3000:]}
+
+
+def test_a_host_that_ignores_a_failed_instantiation_reads_nan(
+    host: Path, fmus: dict[str, Path], tmp_path: Path
+) -> None:
+    """The plain FMU in a C host without libpython: fmi2Instantiate returns NULL (the shim
+    says why); a host that goes on anyway (as ECOS does) gets fmi2Error from every call,
+    NaN from every fmi2GetReal and "" from every fmi2GetString, not 0.0 and a crash."""
+    run = run_careless(host, unpack(fmus["plain"], tmp_path / "plain"), preload=False, steps=5)
+    assert run["returncode"] == 0, run["output"]
+    assert "INSTANCE NULL" in run["lines"], run["output"]
+    assert {s[2] for s in run["statuses"]} == {"3"}, run["statuses"]  # fmi2Error, all
+    assert len(run["statuses"]) == 3 + 5 * 4 + 1 + 2 * 2  # every call was made
+    values = [v for label in run["reals"] for v in run["reals"][label]]
+    assert len(values) == 5 + 2 and all(np.isnan(values)), run["reals"]
+    texts = [t for label in run["strings"] for t in run["strings"][label]]
+    assert texts == [""] * 7, run["strings"]
+
+
+def test_a_freed_or_unknown_instance_reads_nan(
+    host: Path, fmus: dict[str, Path], tmp_path: Path
+) -> None:
+    """A live instance reads real values; after fmi2FreeInstance, and on a pointer that was
+    never an instance, fmi2GetReal gives NaN and fmi2GetString "" with fmi2Error."""
+    run = run_careless(host, unpack(fmus["plain"], tmp_path / "plain"), preload=True, steps=3)
+    assert run["returncode"] == 0, run["output"]
+    assert "INSTANCE live" in run["lines"], run["output"]
+    live = [v for label, vs in run["reals"].items() if label not in ("freed", "unknown")
+            for v in vs]
+    assert len(live) == 3 and all(np.isfinite(live)) and live[-1] != 0.0, run["reals"]
+    assert set(run["strings"]["0.050000000000000003"]) == {"regular"}, run["strings"]
+    for label in ("freed", "unknown"):
+        assert np.isnan(run["reals"][label][0]), run["reals"]
+        assert run["strings"][label] == [""], run["strings"]
+    after = run["statuses"][-4:]  # GetReal, GetString on the freed then the unknown one
+    assert [s[2] for s in after] == ["3"] * 4, after

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu.cli import main as cli
+from hydrofmu.cli import commands as cli
 from paths import CAPYTAINE_CYLINDER
 
 BASE = """\

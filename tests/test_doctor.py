@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu.cli.main import main
+from hydrofmu.cli.commands import main
 from hydrofmu.config.configuration import default_config
 from hydrofmu.cosim.doctor import diagnose
 from hydrofmu.export import bundle
@@ -88,3 +88,21 @@ def test_fmu_without_the_shim_is_flagged_with_the_fix(fmus: dict[str, Path]) -> 
     plain = " | ".join(f.text for f in diagnose(fmus["plain"], python=sys.executable).findings)
     assert "refused calls return fmi2Error" in plain and "no hydrofmu shim" not in plain
 
+
+
+def test_verdict_agrees_with_the_findings(tmp_path: Path) -> None:
+    """The last line never says "no problem found" alone beside warnings."""
+    from hydrofmu.cosim.doctor import Diagnosis, format_report
+
+    d = Diagnosis(fmu=tmp_path / "x.fmu")
+    d.add("ok", "fine")
+    assert format_report(d).splitlines()[-1] == "verdict: no problem found, no warning"
+    d.add("warning", "one")
+    d.add("warning", "two")
+    last = format_report(d).splitlines()[-1]
+    assert last.startswith("verdict: no problem found, 2 warning(s)"), last
+    assert d.ok
+    d.add("problem", "three")
+    assert format_report(d).splitlines()[-1] == (
+        "verdict: 1 problem(s) and 2 warning(s) found (see above)")
+    assert not d.ok

@@ -228,7 +228,7 @@ def _notes(caplog) -> list[str]:
 
 
 def test_cli_replay_kernel_option(tmp_path: Path, capsys, fresh_kernel) -> None:
-    from hydrofmu.cli.main import main
+    from hydrofmu.cli.commands import main
 
     fresh_kernel.setattr(kernel, "_builder", build_library)
     motion = tmp_path / "motion.csv"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.cli.main import main
+from hydrofmu.cli.commands import main
 from hydrofmu.runtime.errors import InputError
 from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
 from hydrofmu.runtime.moorings.replay import HermiteMotion, read_motion

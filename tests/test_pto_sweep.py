@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from hydrofmu.cli.main import main as cli_main
+from hydrofmu.cli import main as cli_main
 
 MODEL = """\
 [simulation]

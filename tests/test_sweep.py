@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import xarray as xr
 
-from hydrofmu.cli.main import main as cli_main
+from hydrofmu.cli import main as cli_main
 from hydrofmu.runtime.errors import ConfigError, IntegrationError
 from hydrofmu.sweep import (
     SweepOptions,
@@ -170,7 +170,7 @@ def test_power_matrix_and_aep_on_a_synthetic_sweep(tmp_path: Path) -> None:
     assert np.isnan(annual_energy_production(ds2))
     path = write_power_matrix(hs, tp, matrix, tmp_path / "power_matrix.csv")
     lines = path.read_text().splitlines()
-    assert lines[0] == "Hs [m] \\ Tp [s],6,8" and lines[3] == "3,,"
+    assert lines[0] == "Hs [m] \\ Tp [s] (mean absorbed power [W]),6,8" and lines[3] == "3,,"
     assert float(lines[2].split(",")[2]) == pytest.approx(cell_28, rel=1e-9)
 
 

@@ -1,5 +1,5 @@
 """``python -m hydrofmu``: the command-line interface."""
 
-from .cli.main import main
+from .cli.commands import main
 
 raise SystemExit(main())

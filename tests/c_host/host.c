@@ -10,11 +10,21 @@
  * terminates, frees the instance and returns 0 from main. Any failed call prints
  * "FAIL <call> <status>" and exits with status 2. Log lines are "LOG <status> <category>:
  * <formatted message>".
+ *
+ * usage: host BINARY RESOURCE_URI GUID VR_INPUT VR_OUTPUT INPUT_VALUE DT STEPS ignore VR_STR
+ *
+ * A careless host, as ECOS is: it ignores a NULL from fmi2Instantiate and every status,
+ * and goes through the same calls, printing "STATUS <call> <status>"; before each read the
+ * Real is set to 0.0 and the String (VR_STR) to "unwritten", then printed as
+ * "Y <time> <value>" and "S <string>" ("S (null)" for NULL). After fmi2FreeInstance it reads
+ * once more from the freed component ("Y freed ...", "S freed ...") and from an unknown one
+ * (the address of a local variable: "Y unknown ...", "S unknown ..."). Exit status 0.
  */
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fmi2Functions.h"
 
@@ -49,6 +59,54 @@ static void *symbol(void *lib, const char *name) {
         }                                                     \
     } while (0)
 
+static void read_back(fmi2GetRealTYPE *get_real, fmi2GetStringTYPE *get_string,
+                      fmi2Component c, fmi2ValueReference vr_out, fmi2ValueReference vr_str,
+                      const char *label) {
+    fmi2Real y = 0.0;
+    fmi2String text = "unwritten";
+    printf("STATUS fmi2GetReal %d\n", (int)get_real(c, &vr_out, 1, &y));
+    printf("Y %s %.17g\n", label, y);
+    printf("STATUS fmi2GetString %d\n", (int)get_string(c, &vr_str, 1, &text));
+    printf("S %s %s\n", label, text ? text : "(null)");
+    fflush(stdout);
+}
+
+/* The careless host of the second usage line. */
+static int careless(void *lib, fmi2Component c, fmi2ValueReference vr_in,
+                    fmi2ValueReference vr_out, fmi2ValueReference vr_str, fmi2Real value,
+                    fmi2Real dt, long steps) {
+    fmi2SetupExperimentTYPE *setup = (fmi2SetupExperimentTYPE *)symbol(lib, "fmi2SetupExperiment");
+    fmi2EnterInitializationModeTYPE *enter =
+        (fmi2EnterInitializationModeTYPE *)symbol(lib, "fmi2EnterInitializationMode");
+    fmi2ExitInitializationModeTYPE *leave =
+        (fmi2ExitInitializationModeTYPE *)symbol(lib, "fmi2ExitInitializationMode");
+    fmi2SetRealTYPE *set_real = (fmi2SetRealTYPE *)symbol(lib, "fmi2SetReal");
+    fmi2GetRealTYPE *get_real = (fmi2GetRealTYPE *)symbol(lib, "fmi2GetReal");
+    fmi2GetStringTYPE *get_string = (fmi2GetStringTYPE *)symbol(lib, "fmi2GetString");
+    fmi2DoStepTYPE *do_step = (fmi2DoStepTYPE *)symbol(lib, "fmi2DoStep");
+    fmi2TerminateTYPE *terminate = (fmi2TerminateTYPE *)symbol(lib, "fmi2Terminate");
+    fmi2FreeInstanceTYPE *free_instance = (fmi2FreeInstanceTYPE *)symbol(lib, "fmi2FreeInstance");
+    printf("STATUS fmi2SetupExperiment %d\n", (int)setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+    printf("STATUS fmi2EnterInitializationMode %d\n", (int)enter(c));
+    printf("STATUS fmi2ExitInitializationMode %d\n", (int)leave(c));
+    fmi2Real t = 0.0;
+    char label[64];
+    for (long k = 0; k < steps; ++k) {
+        printf("STATUS fmi2SetReal %d\n", (int)set_real(c, &vr_in, 1, &value));
+        printf("STATUS fmi2DoStep %d\n", (int)do_step(c, t, dt, fmi2True));
+        t += dt;
+        snprintf(label, sizeof label, "%.17g", t);
+        read_back(get_real, get_string, c, vr_out, vr_str, label);
+    }
+    printf("STATUS fmi2Terminate %d\n", (int)terminate(c));
+    free_instance(c);
+    printf("FREED\n");
+    read_back(get_real, get_string, c, vr_out, vr_str, "freed");
+    int unknown = 0;
+    read_back(get_real, get_string, (fmi2Component)&unknown, vr_out, vr_str, "unknown");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc != 9 && argc != 11) {
         fprintf(stderr, "usage: %s BINARY URI GUID VR_IN VR_OUT VALUE DT STEPS [VR_STR STR]\n",
@@ -81,6 +139,11 @@ int main(int argc, char **argv) {
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     fmi2Component c = instantiate("c_host", fmi2CoSimulation, guid, uri, &callbacks, fmi2False,
                                   fmi2True);
+    if (argc == 11 && strcmp(argv[9], "ignore") == 0) {
+        printf("INSTANCE %s\n", c ? "live" : "NULL");
+        return careless(lib, c, vr_in, vr_out,
+                        (fmi2ValueReference)strtoul(argv[10], NULL, 10), value, dt, steps);
+    }
     if (!c) {
         printf("FAIL fmi2Instantiate NULL\n");
         return 3;

@@ -124,6 +124,9 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
         merged = copy.deepcopy(defaults)
         merged.update(given)
         out[section] = merged
+    from .run_settings import check_simulation
+
+    check_simulation(out["simulation"])
     bodies = data.get("bodies")
     if not isinstance(bodies, list) or not bodies:
         raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)

@@ -276,5 +276,19 @@ def format_report(d: Diagnosis) -> str:
         lines.append("C/C++ hosts (OMSimulator, Simulink, ECOS, cosim) start it with:")
         lines += [f"    {c}" for c in d.commands]
     lines.append("Python hosts (fmpy, libcosimpy, ecospy): run them from that environment.")
-    lines.append("verdict: " + ("no problem found" if d.ok else "problems found (see above)"))
+    lines.append("verdict: " + verdict(d))
     return "\n".join(lines)
+
+
+def verdict(d: Diagnosis) -> str:
+    """The report's last line, counting what it found: problems (the FMU will not load
+    somewhere), else warnings (it loads, with the limits listed), else nothing."""
+    n_problems = sum(f.level == "problem" for f in d.findings)
+    n_warnings = sum(f.level == "warning" for f in d.findings)
+    if n_problems:
+        extra = f" and {n_warnings} warning(s)" if n_warnings else ""
+        return f"{n_problems} problem(s){extra} found (see above)"
+    if n_warnings:
+        return (f"no problem found, {n_warnings} warning(s): the FMU loads, with the "
+                "limits the warnings list")
+    return "no problem found, no warning"

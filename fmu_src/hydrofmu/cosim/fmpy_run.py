@@ -1,13 +1,16 @@
-"""Drive a built FMU with fmpy, write the results as CSV and a PNG plot (build-time side)."""
+"""Drive a built FMU with fmpy, write the results as CSV (build-time side; the plot is
+:mod:`hydrofmu.plots`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..progress import Progress
 from ..runtime.errors import ExportError
 
 
@@ -20,6 +23,7 @@ def simulate(
     start_values: dict[str, Any] | None = None,
     inputs: NDArray[Any] | None = None,
     outputs: list[str] | None = None,
+    progress: bool = False,
 ) -> NDArray[Any]:
     """Simulate an FMU with fmpy and return its structured result array.
 
@@ -38,6 +42,8 @@ def simulate(
         (linearly interpolated by fmpy).
     outputs
         Output names to record (default: all).
+    progress
+        A progress bar over the communication steps on stderr (:mod:`hydrofmu.progress`).
     """
     from fmpy import simulate_fmu
     from fmpy.fmi1 import FMICallException
@@ -50,6 +56,16 @@ def simulate(
         if status >= 1:
             problems.append(message.decode("utf-8", "replace"))
 
+    n_steps = max(1, round((stop_time - start_time) / output_interval))
+    bar = Progress(n_steps, enabled=progress, unit="step", desc="simulate")
+    chunk = max(1, n_steps // 100)  # at most ~100 updates of the display
+
+    def step_finished(time: float, _recorder: Any) -> bool:
+        done = min(n_steps, round((time - start_time) / output_interval))
+        if done - bar.done >= chunk or done == n_steps:
+            bar.update(done - bar.done)
+        return True
+
     try:
         return simulate_fmu(
             str(fmu),
@@ -61,63 +77,58 @@ def simulate(
             output=outputs,
             validate=False,
             logger=logger,
+            step_finished=step_finished if progress else None,
         )
     except FMICallException as exc:
         reason = f": {problems[-1]}" if problems else ""
         raise ExportError(f"the FMU {fmu} failed during simulation ({exc}){reason}",
                           value=str(fmu)) from exc
+    finally:
+        bar.close()
 
 
-def write_csv(result: NDArray[Any], path: str | Path) -> Path:
-    """Write a structured result array as CSV with a header row; returns the path."""
+def output_units(fmu: str | Path) -> dict[str, str]:
+    """The unit of each variable of an FMU's model description (``""`` when it has none)."""
+    from fmpy import read_model_description
+
+    md = read_model_description(str(fmu))
+    return {v.name: (v.unit or (v.declaredType.unit if v.declaredType else None) or "")
+            for v in md.modelVariables}
+
+
+def write_csv(result: NDArray[Any], path: str | Path,
+              units: dict[str, str] | None = None) -> Path:
+    """Write a structured result array as CSV with a header row; returns the path.
+
+    The header names each column ``<name> [<unit>]`` (``time [s]``) when ``units`` gives
+    the unit (see :func:`output_units`), else ``<name>``.
+    """
     path = Path(path)
     names = list(result.dtype.names or ())
+    units = {"time": "s", **(units or {})}
+    header = [f"{n} [{units[n]}]" if units.get(n) else n for n in names]
     data = np.column_stack([np.asarray(result[n], dtype=float) for n in names])
-    np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.10g")
+    np.savetxt(path, data, delimiter=",", header=",".join(header), comments="", fmt="%.10g")
     return path
 
 
-def plot(result: NDArray[Any], path: str | Path, *, body: str = "body") -> Path:
-    """PNG with heave, the wave elevation and the heave force terms over time."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    t = result["time"]
-    fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
-    axes[0].plot(t, result["wave.elevation"], color="tab:blue")
-    axes[0].set_ylabel("wave elevation [m]")
-    axes[1].plot(t, result[f"{body}.pose[3]"], color="tab:orange")
-    axes[1].set_ylabel("heave [m]")
-    for q in ("F_excitation", "F_radiation", "F_hydrostatic", "F_added_mass", "F_viscous"):
-        name = f"{body}.{q}[3]"
-        if name in result.dtype.names:
-            axes[2].plot(t, np.asarray(result[name]) / 1e3, label=q)
-    axes[2].set_ylabel("heave force [kN]")
-    axes[2].set_xlabel("time [s]")
-    axes[2].legend(loc="upper right", fontsize=8, ncol=3)
-    for ax in axes:
-        ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def summary(result: NDArray[Any], *, body: str = "body", last: float = 0.5) -> str:
-    """Short text summary: amplitudes over the last ``last`` fraction of the record."""
+def summary(result: NDArray[Any], *, body: str | Sequence[str] = "body",
+            last: float = 0.5) -> str:
+    """Short text summary: amplitudes over the last ``last`` fraction of the record, for
+    one body or each of several (``body`` a name or a list of names)."""
     t = np.asarray(result["time"])
     keep = t >= t[0] + (1.0 - last) * (t[-1] - t[0])
     lines = [f"simulated {t[0]:.3g} .. {t[-1]:.3g} s, {t.size} output points"]
     labels = ("surge", "sway", "heave", "roll", "pitch", "yaw")
     units = ("m", "m", "m", "rad", "rad", "rad")
-    for i, (lab, u) in enumerate(zip(labels, units, strict=True)):
-        x = np.asarray(result[f"{body}.pose[{i + 1}]"])[keep]
-        amp = 0.5 * (x.max() - x.min())
-        if amp > 1e-9:  # DOFs the wave does not excite stay at round-off level
-            lines.append(f"  {lab:6s} amplitude (last {last:.0%}): {amp:.4g} {u}")
+    names = [body] if isinstance(body, str) else list(body)
+    for name in names:
+        prefix = f"{name} " if len(names) > 1 else ""
+        for i, (lab, u) in enumerate(zip(labels, units, strict=True)):
+            x = np.asarray(result[f"{name}.pose[{i + 1}]"])[keep]
+            amp = 0.5 * (x.max() - x.min())
+            if amp > 1e-9:  # DOFs the wave does not excite stay at round-off level
+                lines.append(f"  {prefix}{lab:6s} amplitude (last {last:.0%}): {amp:.4g} {u}")
     eta = np.asarray(result["wave.elevation"])[keep]
     lines.append(f"  wave elevation amplitude: {0.5 * (eta.max() - eta.min()):.4g} m")
     return "\n".join(lines)

@@ -24,9 +24,16 @@
  *    second fmi2FreeInstance (or any call) on it is answered with a logged message and
  *    ignored (fmi2Error) instead of freeing pythonfmu's instance again (an abort). The last
  *    GRAVEYARD freed Shims are kept for that message; older ones are released.
+ *
+ * 4. No value from nothing: a call on a component that is not live (NULL after a failed
+ *    fmi2Instantiate that the host ignored, as ECOS does; freed; unknown) returns fmi2Error
+ *    and fills what it would have returned: reals NaN, strings "" (never NULL), integers
+ *    and booleans 0, a status fmi2Error, an FMU state NULL, a size 0. A host that does not
+ *    check the status then reads NaN, not a plausible 0.0.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,14 +318,18 @@ EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
     return fmi2OK;
 }
 
-/* Forward a call on the real component `real`; a call marked refused returns the mark. */
-#define FORWARD(name, params, args)                                 \
+/* Forward a call on the real component `real`; a call marked refused returns the mark.
+ * On a component that is not live (or a missing symbol), `unfilled` writes the call's
+ * outputs (NaN, "", 0) before fmi2Error is returned. */
+#define FORWARD_FILL(name, params, args, unfilled)                  \
     EXPORT fmi2Status name params {                                 \
         static name##TYPE *f = NULL;                                \
         Shim *s = acquire(c, #name);                                \
-        if (!s) return fmi2Error;                                   \
-        if (!f) f = (name##TYPE *)real_symbol(#name);               \
-        if (!f) return fmi2Error;                                   \
+        if (s && !f) f = (name##TYPE *)real_symbol(#name);          \
+        if (!s || !f) {                                             \
+            unfilled;                                               \
+            return fmi2Error;                                       \
+        }                                                           \
         fmi2Component real = s->real;                               \
         s->marked = fmi2OK;                                         \
         fmi2Status status = f args;                                 \
@@ -326,6 +337,18 @@ EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n,
         s->marked = fmi2OK;                                         \
         return marked > status ? marked : status;                   \
     }
+#define FORWARD(name, params, args) FORWARD_FILL(name, params, args, (void)0)
+
+/* Fill n values of an output array (which may be NULL) with x. */
+#define FILL(array, n, x)                                           \
+    do {                                                            \
+        if (array)                                                  \
+            for (size_t i_ = 0; i_ < (size_t)(n); ++i_) (array)[i_] = (x); \
+    } while (0)
+#define SET(pointer, x)                                             \
+    do {                                                            \
+        if (pointer) *(pointer) = (x);                              \
+    } while (0)
 
 typedef const fmi2ValueReference *VRs;
 
@@ -337,10 +360,14 @@ FORWARD(fmi2EnterInitializationMode, (fmi2Component c), (real))
 FORWARD(fmi2ExitInitializationMode, (fmi2Component c), (real))
 FORWARD(fmi2Terminate, (fmi2Component c), (real))
 FORWARD(fmi2Reset, (fmi2Component c), (real))
-FORWARD(fmi2GetReal, (fmi2Component c, VRs vr, size_t n, fmi2Real v[]), (real, vr, n, v))
-FORWARD(fmi2GetInteger, (fmi2Component c, VRs vr, size_t n, fmi2Integer v[]), (real, vr, n, v))
-FORWARD(fmi2GetBoolean, (fmi2Component c, VRs vr, size_t n, fmi2Boolean v[]), (real, vr, n, v))
-FORWARD(fmi2GetString, (fmi2Component c, VRs vr, size_t n, fmi2String v[]), (real, vr, n, v))
+FORWARD_FILL(fmi2GetReal, (fmi2Component c, VRs vr, size_t n, fmi2Real v[]), (real, vr, n, v),
+             FILL(v, n, NAN))
+FORWARD_FILL(fmi2GetInteger, (fmi2Component c, VRs vr, size_t n, fmi2Integer v[]),
+             (real, vr, n, v), FILL(v, n, 0))
+FORWARD_FILL(fmi2GetBoolean, (fmi2Component c, VRs vr, size_t n, fmi2Boolean v[]),
+             (real, vr, n, v), FILL(v, n, fmi2False))
+FORWARD_FILL(fmi2GetString, (fmi2Component c, VRs vr, size_t n, fmi2String v[]),
+             (real, vr, n, v), FILL(v, n, ""))
 FORWARD(fmi2SetReal, (fmi2Component c, VRs vr, size_t n, const fmi2Real v[]), (real, vr, n, v))
 FORWARD(fmi2SetInteger, (fmi2Component c, VRs vr, size_t n, const fmi2Integer v[]),
         (real, vr, n, v))
@@ -348,35 +375,39 @@ FORWARD(fmi2SetBoolean, (fmi2Component c, VRs vr, size_t n, const fmi2Boolean v[
         (real, vr, n, v))
 FORWARD(fmi2SetString, (fmi2Component c, VRs vr, size_t n, const fmi2String v[]),
         (real, vr, n, v))
-FORWARD(fmi2GetFMUstate, (fmi2Component c, fmi2FMUstate *st), (real, st))
+FORWARD_FILL(fmi2GetFMUstate, (fmi2Component c, fmi2FMUstate *st), (real, st), SET(st, NULL))
 FORWARD(fmi2SetFMUstate, (fmi2Component c, fmi2FMUstate st), (real, st))
 FORWARD(fmi2FreeFMUstate, (fmi2Component c, fmi2FMUstate *st), (real, st))
-FORWARD(fmi2SerializedFMUstateSize, (fmi2Component c, fmi2FMUstate st, size_t *n), (real, st, n))
+FORWARD_FILL(fmi2SerializedFMUstateSize, (fmi2Component c, fmi2FMUstate st, size_t *n),
+             (real, st, n), SET(n, 0))
 FORWARD(fmi2SerializeFMUstate, (fmi2Component c, fmi2FMUstate st, fmi2Byte b[], size_t n),
         (real, st, b, n))
-FORWARD(fmi2DeSerializeFMUstate,
-        (fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *st), (real, b, n, st))
-FORWARD(fmi2GetDirectionalDerivative,
-        (fmi2Component c, VRs u, size_t nu, VRs z, size_t nz, const fmi2Real du[],
-         fmi2Real dz[]),
-        (real, u, nu, z, nz, du, dz))
+FORWARD_FILL(fmi2DeSerializeFMUstate,
+             (fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *st),
+             (real, b, n, st), SET(st, NULL))
+FORWARD_FILL(fmi2GetDirectionalDerivative,
+             (fmi2Component c, VRs u, size_t nu, VRs z, size_t nz, const fmi2Real du[],
+              fmi2Real dz[]),
+             (real, u, nu, z, nz, du, dz), FILL(dz, nz, NAN))
 FORWARD(fmi2SetRealInputDerivatives,
         (fmi2Component c, VRs vr, size_t n, const fmi2Integer order[], const fmi2Real v[]),
         (real, vr, n, order, v))
-FORWARD(fmi2GetRealOutputDerivatives,
-        (fmi2Component c, VRs vr, size_t n, const fmi2Integer order[], fmi2Real v[]),
-        (real, vr, n, order, v))
+FORWARD_FILL(fmi2GetRealOutputDerivatives,
+             (fmi2Component c, VRs vr, size_t n, const fmi2Integer order[], fmi2Real v[]),
+             (real, vr, n, order, v), FILL(v, n, NAN))
 FORWARD(fmi2DoStep, (fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean noPrior),
         (real, t, h, noPrior))
 FORWARD(fmi2CancelStep, (fmi2Component c), (real))
-FORWARD(fmi2GetStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Status *v), (real, k, v))
-FORWARD(fmi2GetRealStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Real *v), (real, k, v))
-FORWARD(fmi2GetIntegerStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Integer *v),
-        (real, k, v))
-FORWARD(fmi2GetBooleanStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Boolean *v),
-        (real, k, v))
-FORWARD(fmi2GetStringStatus, (fmi2Component c, const fmi2StatusKind k, fmi2String *v),
-        (real, k, v))
+FORWARD_FILL(fmi2GetStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Status *v),
+             (real, k, v), SET(v, fmi2Error))
+FORWARD_FILL(fmi2GetRealStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Real *v),
+             (real, k, v), SET(v, NAN))
+FORWARD_FILL(fmi2GetIntegerStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Integer *v),
+             (real, k, v), SET(v, 0))
+FORWARD_FILL(fmi2GetBooleanStatus, (fmi2Component c, const fmi2StatusKind k, fmi2Boolean *v),
+             (real, k, v), SET(v, fmi2False))
+FORWARD_FILL(fmi2GetStringStatus, (fmi2Component c, const fmi2StatusKind k, fmi2String *v),
+             (real, k, v), SET(v, ""))
 
 EXPORT const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 EXPORT const char *fmi2GetVersion(void) { return fmi2Version; }

@@ -20,6 +20,12 @@ from ..runtime.hydrodata.model import DOF_NAMES
 def open_dataset(p: Path) -> Any:
     import xarray as xr  # a core dependency, imported here to keep it out of the run time
 
+    from .netcdf3 import netcdf3_problem
+
+    # netCDF-C reads a truncated NetCDF3 file as zeros: compare its size with its header first
+    problem = netcdf3_problem(p)
+    if problem:
+        raise HydroDataError(problem, value=str(p))
     problems = []
     for engine in ("netcdf4", "h5netcdf"):
         try:

@@ -19,12 +19,13 @@ from numpy.typing import NDArray
 from ..runtime.errors import HydroDataError
 
 # Measured in tests/test_readers.py::test_bemio_extrapolated_ainf_error: the estimate below
-# applied to the WAMIT sphere of shared/data (240 frequencies, 0.05-12 rad/s) against the
-# A_inf stated in that file. The value at the highest frequency is off by -1.2 % (surge,
-# pitch) to +1.5 % (heave) there; the Ogilvie estimate by +0.57 % on every diagonal term.
+# applied to the WAMIT sphere examples/data/sphere_bemio.h5 (240 frequencies, 0.05-12
+# rad/s) against the A_inf stated in that file. The value at the highest frequency is off
+# by -1.2 % (surge, pitch) to +1.5 % (heave) there; the Ogilvie estimate by +0.57 % on
+# every diagonal term.
 OGILVIE_MEASURED_ERROR: str = (
-    "+0.57 % on every diagonal term of the WAMIT sphere of shared/data (the last-frequency "
-    "value: -1.2 % to +1.5 %)"
+    "+0.57 % on every diagonal term of the WAMIT sphere examples/data/sphere_bemio.h5 (the "
+    "last-frequency value: -1.2 % to +1.5 %)"
 )
 
 
@@ -79,7 +80,8 @@ def select_body(available: Sequence[str], body: str | None, path: Path,
             return 0
         raise HydroDataError(
             f"{path}: the file holds {len(available)} bodies ({listing}); choose one with "
-            "body=...", value=list(available))
+            "body=... (Python), --body (hydrofmu info) or hydro_body = ... (a [[bodies]] "
+            "entry)", value=list(available))
     for i, n in enumerate(available):
         if body == n or (aliases and body in aliases[i]):
             return i
@@ -101,9 +103,10 @@ def estimate_added_mass_inf(
     200 s)`` stays below the alias period ``2 pi / dw`` of the discrete cosine transform;
     ``dt = pi / (4 w_max)``.
 
-    Measured on the WAMIT sphere of shared/data, whose file states A_inf: this estimate is
-    +0.57 % off on every diagonal term, independent of T between 20 and 200 s; the value at
-    the highest frequency (the other usual choice) is off by -1.2 % to +1.5 %.
+    Measured on the WAMIT sphere ``examples/data/sphere_bemio.h5``, whose file states
+    A_inf: this estimate is +0.57 % off on every diagonal term, independent of T between 20
+    and 200 s; the value at the highest frequency (the other usual choice) is off by -1.2 %
+    to +1.5 %.
 
     Parameters
     ----------

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..io.output_paths import check_output_path, public_permissions
 from ..progress import Progress
 from ..runtime.errors import ConfigError, ExportError, require
 from ..runtime.version import __version__
@@ -128,11 +129,14 @@ def _key(config_text: bytes, row: dict[str, Any], options: SweepOptions, h: floa
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def _atomic_netcdf(ds: Any, path: Path) -> None:
+def write_netcdf_atomically(ds: Any, path: Path) -> None:
+    """Write ``ds`` to ``path`` through a temporary file beside it (never half-written),
+    with the mode of a newly created file (``0666 & ~umask``)."""
     fd, tmp = tempfile.mkstemp(suffix=".nc", prefix=".tmp_", dir=path.parent)
     os.close(fd)
     try:
         ds.to_netcdf(tmp, engine="h5netcdf")
+        public_permissions(tmp)  # mkstemp's file is private (0600)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -275,11 +279,11 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
     config, seas, output = Path(config), Path(seas), Path(output)
     if not config.is_file():
         raise ConfigError(f"configuration '{config}' does not exist", value=str(config))
-    if not output.parent.is_dir():
-        raise ConfigError(f"the folder of {output} does not exist", value=str(output))
     if output.exists() and not (options.force or options.resume):
         raise ConfigError(f"{output} exists; pass --resume, --force or another path",
                           value=str(output))
+    # Its folder also receives the power matrices, the plots and the part folders.
+    check_output_path(output, "-o", force=True)
     parts_dir = parts_folder(output)
     if parts_dir.exists() and any(parts_dir.iterdir()) and not options.resume:
         if not options.force:
@@ -323,8 +327,8 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
 
             series = xr.Dataset({"value": (("time", "channel"), result["series"])},
                                 coords={"time": result["time"], "channel": channels})
-            _atomic_netcdf(series, series_dir / f"{PART_PREFIX}{i:05d}.nc")
-        _atomic_netcdf(_part_dataset(result, channels, keys[i]), paths[i])
+            write_netcdf_atomically(series, series_dir / f"{PART_PREFIX}{i:05d}.nc")
+        write_netcdf_atomically(_part_dataset(result, channels, keys[i]), paths[i])
         computed.append(i)
 
     if todo:
@@ -370,6 +374,6 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
                                f"({hours:.6g} h/yr of occurrence)")
     elif options.plot:
         summary.append("no pto.<name>.power output: no power matrix to plot")
-    _atomic_netcdf(ds, output)
+    write_netcdf_atomically(ds, output)
     return SweepResult(dataset=ds, computed=sorted(computed), files=[output, *files],
                        summary=summary)

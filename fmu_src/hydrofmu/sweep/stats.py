@@ -15,6 +15,10 @@ import numpy as np
 
 from ..runtime.errors import IntegrationError
 
+#: The first cell of ``power_matrix.csv``: the rows' and columns' quantities and the unit
+#: of the cells.
+POWER_MATRIX_CORNER = "Hs [m] \\ Tp [s] (mean absorbed power [W])"
+
 
 def window_statistics(t: np.ndarray, values: np.ndarray, *, transient: float, duration: float,
                       output_interval: float) -> dict[str, np.ndarray]:
@@ -138,9 +142,10 @@ def setting_label(setting: dict[str, Any]) -> str:
 
 def write_power_matrix(hs: np.ndarray, tp: np.ndarray, matrix: np.ndarray,
                        path: str | Path) -> Path:
-    """CSV: first row ``Hs [m] \\ Tp [s]`` and the Tp values, then one row per Hs (W)."""
+    """CSV: first row ``Hs [m] \\ Tp [s] (mean absorbed power [W])`` and the Tp values,
+    then one row per Hs: the Hs value and the mean absorbed power of each cell, W."""
     path = Path(path)
-    lines = ["Hs [m] \\ Tp [s]," + ",".join(f"{p:.10g}" for p in tp)]
+    lines = [f"{POWER_MATRIX_CORNER}," + ",".join(f"{p:.10g}" for p in tp)]
     for h, row in zip(hs, matrix, strict=True):
         lines.append(f"{h:.10g}," + ",".join("" if np.isnan(v) else f"{v:.10g}" for v in row))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

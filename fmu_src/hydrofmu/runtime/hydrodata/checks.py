@@ -229,8 +229,9 @@ def check_hydrodata(
         return
     if hd.added_mass_inf_source not in ("file", "config"):
         warnings.warn(f"body '{name}': added_mass_inf was not in the file "
-                      f"(source '{hd.added_mass_inf_source}'); see HydroData.notes for the "
-                      "estimate and its measured error", HydroDataWarning, stacklevel=2)
+                      f"(source '{hd.added_mass_inf_source}'); the notes (hydrofmu info FILE, "
+                      "check's note: lines, HydroData.notes) give the estimate and its "
+                      "measured error", HydroDataWarning, stacklevel=2)
     if np.any(np.abs(hd.wave_direction) > _MAX_HEADING_RAD):
         warnings.warn(f"body '{name}': wave_direction {hd.wave_direction.tolist()} has values "
                       "beyond 2 pi: degrees instead of radians?", HydroDataWarning, stacklevel=2)

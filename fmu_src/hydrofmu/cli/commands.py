@@ -11,7 +11,6 @@ overwritten unless ``--force`` is given.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import traceback
@@ -19,6 +18,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..io.output_paths import check_output_path
 from ..runtime.errors import HydroFMUError
 
 DEMO_MARKER = ".hydrofmu-demo"
@@ -47,34 +47,6 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     _warn(message)
 
 
-def _refuse_overwrite(path: Path, force: bool) -> None:
-    from ..runtime.errors import ConfigError
-
-    if path.exists() and not force:
-        raise ConfigError(f"{path} exists; choose another path or pass --force", value=str(path))
-
-
-def _check_writable(path: Path, option: str) -> None:
-    """Refuse, before any work, an output path whose folder cannot be created or written."""
-    from ..runtime.errors import ConfigError
-
-    folder = path.expanduser().absolute().parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot write {option} {path}: the folder {folder} cannot be created "
-            f"({exc.strerror or exc}); choose another {option}",
-            value=str(path),
-        ) from exc
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise ConfigError(
-            f"cannot write {option} {path}: the folder {folder} is not writable; choose "
-            f"another {option}",
-            value=str(path),
-        )
-
-
 def _print_notes(cfg: dict) -> None:
     """The resolution notes and the model report (IRF lengths, round-trip errors...)."""
     for note in cfg.get("notes", []):
@@ -89,9 +61,7 @@ def _build(args: argparse.Namespace) -> int:
     from ..config.configuration import load_config
     from ..export.fmu import build_fmu
 
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    _check_writable(out, "-o")
+    out = check_output_path(args.output, "-o", force=args.force)
     bodies, cfg = load_config(args.config)
     path = build_fmu(
         bodies,
@@ -119,8 +89,10 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None):
-    from ..cosim.fmpy_run import simulate
+def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None,
+                     progress: bool = True):
+    """Build the FMU and simulate ``[simulation]``: ``(fmu, result, units)``."""
+    from ..cosim.fmpy_run import output_units, simulate
     from ..export.fmu import build_fmu
 
     fmu = fmu_path or workdir / f"{name}.fmu"
@@ -131,40 +103,62 @@ def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | Non
         start_time=float(sim["start_time"]),
         stop_time=float(sim["stop_time"]),
         output_interval=float(sim["output_interval"]),
+        progress=progress,
     )
-    return fmu, result
+    return fmu, result, output_units(fmu)
+
+
+def _case_title(case: str, cfg: dict) -> str:
+    """``"<case>: regular waves, H = 2 m, T = 8 s"``: the plot's title."""
+    wave = cfg["wave"]
+    kind = wave["type"]
+    if kind == "regular":
+        sea = f"regular waves, H = {wave['height']:g} m, T = {wave['period']:g} s"
+    elif kind == "irregular":
+        sea = (f"irregular waves ({wave['spectrum']}), Hs = {wave['height']:g} m, "
+               f"Tp = {wave['period']:g} s, seed {wave['seed']}")
+    elif kind == "input":
+        sea = "wave elevation input"
+    else:
+        sea = "no waves"
+    names = ", ".join(b["name"] for b in cfg["bodies"])
+    return f"{case}: {names}; {sea}"
 
 
 def _run(args: argparse.Namespace) -> int:
     from ..config.configuration import load_config
-    from ..cosim.fmpy_run import plot, summary, write_csv
+    from ..cosim.fmpy_run import summary, write_csv
+    from ..cosim.plots import plot
 
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    _check_writable(out, "-o")
+    out = check_output_path(args.output, "-o", force=args.force)
     if args.plot:
-        _refuse_overwrite(Path(args.plot), args.force)
-        _check_writable(Path(args.plot), "--plot")
+        check_output_path(args.plot, "--plot", force=args.force)
     bodies, cfg = load_config(args.config)
-    if args.stop_time is not None:
-        cfg["simulation"]["stop_time"] = args.stop_time
-    if args.output_interval is not None:
-        cfg["simulation"]["output_interval"] = args.output_interval
+    from ..config.run_settings import check_simulation
+
+    names = {}
+    for key, value in (("stop_time", args.stop_time), ("output_interval", args.output_interval)):
+        if value is not None:
+            cfg["simulation"][key] = value
+            names[key] = "--" + key.replace("_", "-")
+    check_simulation(cfg["simulation"], names)
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
-        _, result = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU")
-    write_csv(result, out)
-    print(summary(result, body=cfg["bodies"][0]["name"]))
+        _, result, units = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU",
+                                            progress=not args.quiet)
+    write_csv(result, out, units)
+    print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
     print(f"wrote {out}")
     if args.plot:
-        plot(result, args.plot, body=cfg["bodies"][0]["name"])
+        plot(result, args.plot, title=_case_title(Path(args.config).stem, cfg), units=units)
         print(f"wrote {args.plot}")
     return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
     from ..config.configuration import default_config
-    from ..cosim.fmpy_run import plot, summary, write_csv
+    from ..cosim.fmpy_run import summary, write_csv
+    from ..cosim.plots import plot
     from ..runtime.errors import ConfigError
 
     out = Path(args.out)
@@ -173,7 +167,12 @@ def _demo(args: argparse.Namespace) -> int:
             f"{out} exists and was not written by 'hydrofmu demo'; choose another --out",
             value=str(out),
         )
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / DEMO_MARKER).touch()
+    except OSError as exc:
+        raise ConfigError(f"cannot write --out {out}: {exc.strerror or exc}; choose another "
+                          "--out", value=str(out)) from exc
     (out / DEMO_MARKER).write_text("written by hydrofmu demo\n", encoding="utf-8")
     bodies, cfg = default_config()
     print("default body: floating sphere, r = 5 m (Capytaine data embedded in the package)")
@@ -183,9 +182,9 @@ def _demo(args: argparse.Namespace) -> int:
     fmu = out / "DefaultSphere.fmu"
     if fmu.exists():
         fmu.unlink()
-    _, result = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
-    csv = write_csv(result, out / "results.csv")
-    png = plot(result, out / "heave.png")
+    _, result, units = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
+    csv = write_csv(result, out / "results.csv", units)
+    png = plot(result, out / "heave.png", title=_case_title("demo", cfg), units=units)
     print(summary(result))
     print(f"wrote {fmu}\nwrote {csv}\nwrote {png}")
     return 0
@@ -217,15 +216,10 @@ def _bem(args: argparse.Namespace) -> int:
     from ..bem import bem_to_file, load_bem
     from ..runtime.errors import require
 
+    out = check_output_path(args.output, "-o", force=args.force)
     spec = load_bem(args.config)
     if args.jobs is not None:
         spec = replace(spec, n_jobs=args.jobs)
-    out = Path(args.output)
-    _refuse_overwrite(out, args.force)
-    if not out.parent.is_dir():
-        from ..runtime.errors import ConfigError
-
-        raise ConfigError(f"the folder of {out} does not exist", value=str(out))
     require("capytaine", "bem")
     path, line = bem_to_file(spec, out, progress=not args.quiet)
     print(line)
@@ -312,6 +306,7 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--stop-time", type=float, default=None, help="s (default: config)")
     r.add_argument("--output-interval", type=float, default=None, help="communication step, s")
     r.add_argument("--force", action="store_true", help="overwrite existing outputs")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.set_defaults(func=_run)
     d = sub.add_parser("demo", help="the default body in regular waves: FMU, CSV and plot")
     d.add_argument("--out", default="hydrofmu_demo", help="output folder")
@@ -320,7 +315,7 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("file")
     i.add_argument("--body", default=None)
     i.set_defaults(func=_info)
-    from ..runtime.moorings.replay import add_mooring_commands
+    from .mooring import add_mooring_commands
 
     add_mooring_commands(sub)
     _add_bem_parser(sub)
