@@ -151,7 +151,7 @@ def test_build_applies_the_initialization_checks_before_allocating(
     # Nothing sized by the refused value was allocated (numpy's arrays are traced): 1e9
     # wave components are 8 GB per float array. Observed peak: 76 MB when this test runs
     # first in its process (the first imports), 0.5 MB after the other tests of the file.
-    # 1 GiB is 8x below one such array and 13x above the import peak.
+    # 1 GiB is ~7x below one such array and 14x above the import peak.
     assert peak < 2**30, peak
 
 
