@@ -198,7 +198,7 @@ def test_unexpected_exception_is_an_internal_error(
 ) -> None:
     import hydrofmu.config.configuration
 
-    def broken(path: object) -> None:
+    def broken(path: object, overrides: object = None) -> None:
         raise ZeroDivisionError("a bug")
 
     monkeypatch.setattr(hydrofmu.config.configuration, "load_config", broken)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import os
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,22 +27,6 @@ if TYPE_CHECKING:
     import xarray
 
     from ..runtime.simulator.simulator import Simulator
-
-
-def _apply_overrides(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """``data`` with whole sections updated: ``wave={"height": 2.0}`` updates ``[wave]``;
-    list sections (``bodies``, ``moorings``, ``joints``, ``ptos``) are replaced."""
-    data = copy.deepcopy(data)
-    for section, values in overrides.items():
-        if isinstance(values, Mapping):
-            current = data.setdefault(section, {})
-            if not isinstance(current, dict):
-                raise ConfigError(f"override {section}=...: [{section}] is not a table",
-                                  value=section)
-            current.update(values)
-        else:
-            data[section] = copy.deepcopy(values)
-    return data
 
 
 class Model:
@@ -111,23 +94,18 @@ class Model:
             Sections to change before resolving, e.g. ``wave={"height": 2.0}`` (a table
             is updated key by key; a list such as ``bodies`` is replaced).
         """
-        p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"configuration file not found: {p}", value=str(p))
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{p} is not valid TOML: {exc}", value=str(p)) from exc
-        return cls.from_dict(_apply_overrides(data, overrides), p.resolve().parent,
-                             parts=parts, where=str(p))
+        from ..config.configuration import load_config
+
+        bodies, config = load_config(path, overrides)
+        return cls(bodies, config, parts=parts)
 
     @classmethod
     def default(cls, *, parts: Sequence[Any] = (), **overrides: Any) -> Model:
         """The embedded default body (a floating sphere, radius 5 m, Capytaine data), with
         sections overridden as in :meth:`from_toml`."""
-        from ..config.configuration import default_config_data
+        from ..config.configuration import apply_overrides, default_config_data
 
-        return cls.from_dict(_apply_overrides(default_config_data(), overrides), Path.cwd(),
+        return cls.from_dict(apply_overrides(default_config_data(), overrides), Path.cwd(),
                              parts=parts, where="default configuration")
 
     # ------------------------------------------------------------------ interface

@@ -58,46 +58,38 @@ def _print_notes(cfg: dict) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from ..config.configuration import load_config
-    from ..export.fmu import build_fmu
+    from ..api.model import Model
 
     out = check_output_path(args.output, "-o", force=args.force)
-    bodies, cfg = load_config(args.config)
-    path = build_fmu(
-        bodies,
-        cfg,
-        out,
-        model_name=args.name,
-        overwrite=args.force,
-        link_libpython=args.link_libpython,
-    )
+    model = Model.from_toml(args.config)
+    path = model.build_fmu(out, name=args.name, overwrite=args.force,
+                           link_libpython=args.link_libpython)
     from ..export.osp import write_osp_model_description
 
     osp = write_osp_model_description(path)
-    _print_notes(cfg)
+    _print_notes(model.config)
     print(f"wrote {path}")
     print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    from ..config.configuration import load_config
+    from ..api.model import Model
 
-    _, cfg = load_config(args.config)
-    _print_notes(cfg)
+    _print_notes(Model.from_toml(args.config).config)
     print(f"{args.config}: the configuration is valid")
     return 0
 
 
-def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None,
+def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = None,
                      progress: bool = True):
-    """Build the FMU and simulate ``[simulation]``: ``(fmu, result, units)``."""
+    """Build the model's FMU and simulate ``[simulation]`` with fmpy:
+    ``(fmu, result, units)``."""
     from ..cosim.fmpy_run import output_units, simulate
-    from ..export.fmu import build_fmu
 
     fmu = fmu_path or workdir / f"{name}.fmu"
-    build_fmu(bodies, cfg, fmu, model_name=name, overwrite=fmu_path is None)
-    sim = cfg["simulation"]
+    model.build_fmu(fmu, name=name, overwrite=fmu_path is None)
+    sim = model.config["simulation"]
     result = simulate(
         fmu,
         start_time=float(sim["start_time"]),
@@ -126,14 +118,15 @@ def _case_title(case: str, cfg: dict) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..config.configuration import load_config
+    from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
     from ..cosim.plots import plot
 
     out = check_output_path(args.output, "-o", force=args.force)
     if args.plot:
         check_output_path(args.plot, "--plot", force=args.force)
-    bodies, cfg = load_config(args.config)
+    model = Model.from_toml(args.config)
+    cfg = model.config
     from ..config.run_settings import check_simulation
 
     names = {}
@@ -144,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
     check_simulation(cfg["simulation"], names)
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
-        _, result, units = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU",
+        _, result, units = _simulate_config(model, Path(tmp), "HydroFMU",
                                             progress=not args.quiet)
     write_csv(result, out, units)
     print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
@@ -156,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from ..config.configuration import default_config
+    from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
     from ..cosim.plots import plot
     from ..runtime.errors import ConfigError
@@ -174,7 +167,8 @@ def _demo(args: argparse.Namespace) -> int:
         raise ConfigError(f"cannot write --out {out}: {exc.strerror or exc}; choose another "
                           "--out", value=str(out)) from exc
     (out / DEMO_MARKER).write_text("written by hydrofmu demo\n", encoding="utf-8")
-    bodies, cfg = default_config()
+    model = Model.default()
+    cfg = model.config
     print("default body: floating sphere, r = 5 m (Capytaine data embedded in the package)")
     print(f"waves: regular, H = {cfg['wave']['height']} m, T = {cfg['wave']['period']} s; "
           f"radiation: {cfg['radiation']['method']}; scheme: {cfg['simulation']['time_scheme']}")
@@ -182,7 +176,7 @@ def _demo(args: argparse.Namespace) -> int:
     fmu = out / "DefaultSphere.fmu"
     if fmu.exists():
         fmu.unlink()
-    _, result, units = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
+    _, result, units = _simulate_config(model, out, "DefaultSphere", fmu_path=fmu)
     csv = write_csv(result, out / "results.csv", units)
     png = plot(result, out / "heave.png", title=_case_title("demo", cfg), units=units)
     print(summary(result))

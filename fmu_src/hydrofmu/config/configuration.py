@@ -268,8 +268,33 @@ def resolve(
     return bodies, cfg
 
 
-def load_config(path: str | Path) -> tuple[list[HydroData], dict[str, Any]]:
+def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``data`` with whole sections updated: ``{"wave": {"height": 2.0}}``
+    updates ``[wave]`` key by key; a list section (``bodies``, ``moorings``...) is
+    replaced."""
+    data = copy.deepcopy(data)
+    for section, values in overrides.items():
+        if isinstance(values, dict):
+            current = data.setdefault(section, {})
+            if not isinstance(current, dict):
+                raise ConfigError(f"override {section}=...: [{section}] is not a table",
+                                  value=section)
+            current.update(values)
+        else:
+            data[section] = copy.deepcopy(values)
+    return data
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None
+                ) -> tuple[list[HydroData], dict[str, Any]]:
     """Read, validate and resolve a TOML configuration file.
+
+    Parameters
+    ----------
+    path
+        The ``.toml`` file; data paths in it are relative to its folder.
+    overrides
+        Sections changed before resolving (see :func:`apply_overrides`).
 
     Returns
     -------
@@ -283,7 +308,7 @@ def load_config(path: str | Path) -> tuple[list[HydroData], dict[str, Any]]:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{p} is not valid TOML: {exc}", value=str(p)) from exc
-    return resolve(data, p.resolve().parent, where=str(p))
+    return resolve(apply_overrides(data, overrides or {}), p.resolve().parent, where=str(p))
 
 
 def default_config_data(**overrides: dict[str, Any]) -> dict[str, Any]:
