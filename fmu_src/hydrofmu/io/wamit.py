@@ -57,7 +57,7 @@ __all__ = ["DEFAULT_RHO", "WAMIT_SYMMETRY_RTOL", "read_wamit", "read_wamit_bodie
 #: Water density used to make WAMIT's non-dimensional values dimensional, kg/m^3.
 DEFAULT_RHO: float = 1000.0
 
-#: Symmetry tolerance of A_inf for WAMIT files (relative to max |diag|). The RM3 file of
+#: Symmetry tolerance of A_inf for WAMIT files (relative to ``max |diag|``). The RM3 file of
 #: examples/data prints A_inf(2,4) = -674.0 and A_inf(4,2) = -468.7 for the float (a
 #: sway-roll coupling asymmetry of 1.02 % of its largest diagonal term, the low-order
 #: panel solution with irregular-frequency removal): the project default of 1 % would

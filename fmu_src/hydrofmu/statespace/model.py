@@ -20,7 +20,7 @@ REPAIR_MARGIN: float = 1e-6
 #: a, it is under a fifth of that). Measured need: 0.2-0.3 % (BEMIO sphere, Capytaine
 #: cylinder), 1.0 % (default sphere, whose B is cut at 5 rad/s while still large).
 PASSIVITY_REPAIR_LIMIT: float = 0.02
-#: The passivity grid extends to this multiple of max(omega_max, fastest |pole|).
+#: The passivity grid extends to this multiple of ``max(omega_max, fastest |pole|)``.
 PASSIVITY_SPAN: float = 20.0
 #: Number of points of the passivity grid (log-spaced plus the BEM frequencies).
 PASSIVITY_POINTS: int = 2000

@@ -9,7 +9,7 @@ With the state vector of the simulator, ``y = [q_r, v_r, x_1, x_2, ...]`` (``q =
 - ``q_r' = v_r``;
 - ``v_r' = L_r^-1 T^T (sum of the forces)`` (the left side ``L = M + A_inf + ...`` as the
   simulator factorised it, constraints and joints included);
-- ``x_k' = `` the part's own state equation;
+- ``x_k'`` = the part's own state equation;
 
 ``u`` the FMU inputs (held over a step), ``c`` the constant forces (imbalance, pretension)
 and ``w(t) = ramp(t - t0) Re(sum_k c_k e^{i w_k t})`` the parts' sinusoidal forcing (the

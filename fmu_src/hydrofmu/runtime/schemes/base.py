@@ -24,7 +24,7 @@ from ..errors import IntegrationError
 
 RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
 
-#: A step whose state grows past this many times max(1, |y|) in one step diverges.
+#: A step whose state grows past this many times ``max(1, |y|)`` in one step diverges.
 GROWTH_LIMIT = 1.0e6
 
 #: Advice appended to every divergence message.
