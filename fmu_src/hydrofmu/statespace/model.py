@@ -266,7 +266,7 @@ def passivity_correction(
     With ``above`` (rad/s, the data's last frequency), only the violations at and above
     it are lifted, with the pole above the wave band at ``a = above``: the
     low-frequency added mass it adds, ``D / a``, is then small (the in-band violations
-    are left to :func:`hydrofmu.statespace_passivity.enforce_passivity`). Without it
+    are left to :func:`hydrofmu.statespace.passivity.enforce_passivity`). Without it
     (the fallback), ``a`` is half the lowest violating frequency.
 
     ``Re K_c(iw) = D w^2 / (w^2 + a^2) >= 0`` (positive real, so passive by itself), ~0

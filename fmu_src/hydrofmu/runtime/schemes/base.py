@@ -1,4 +1,4 @@
-"""The time-scheme interface shared by every integrator of :mod:`hydrofmu.schemes`.
+"""The time-scheme interface shared by every integrator of :mod:`hydrofmu.runtime.schemes`.
 
 A scheme advances ``y' = f(t, y)`` by one internal step, ``scheme.step(f, t, y, h)``.
 It may call ``f`` as often as it likes: forces with memory keep it in the state or in a
