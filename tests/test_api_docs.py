@@ -2,8 +2,11 @@
 
 One build, warnings as errors (``-W --keep-going``), into a temporary folder, in a
 subprocess whose sockets refuse to connect: the reference must build offline (no
-intersphinx, nothing fetched). Then the pages are read back: every module of the package
-has its section, the key objects are there, and so is every public name of ``hydrofmu``.
+intersphinx, nothing fetched). A warning is bad RST or numpydoc in a docstring, an object
+documented twice, a module that does not import, or a reference to a ``hydrofmu.*`` object
+that does not exist (docs/api/conf.py). Then the pages are read back: every module of the
+package has its section, the key objects are there, and so is every public name of
+``hydrofmu``.
 """
 
 from __future__ import annotations

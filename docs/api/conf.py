@@ -9,7 +9,10 @@ which ships with Sphinx, reads the numpydoc sections.
 """
 
 import pathlib
+import re
 import sys
+
+from sphinx.util.nodes import make_refnode
 
 _SRC = pathlib.Path(__file__).resolve().parents[2] / "fmu_src"
 if str(_SRC) not in sys.path:
@@ -50,3 +53,51 @@ html_theme = "alabaster"
 html_static_path: list[str] = []
 html_show_sourcelink = False
 exclude_patterns = ["_build"]
+
+
+# napoleon reads the first line of an attribute's docstring Google-style, as
+# "type: description", so "#: Relative tolerances of the checks: symmetry..." would show
+# "Relative tolerances of the checks" as a type. numpydoc gives attributes no such form:
+# their docstrings (and those of properties without numpydoc sections) stay as written.
+_ATTRIBUTE_KINDS = ("attribute", "data", "property")
+_SECTION_RULE = re.compile(r"^\s*-{3,}\s*$")
+
+
+def _keep_attribute_docstring(app, what, name, obj, options, lines) -> None:
+    if what in _ATTRIBUTE_KINDS and not any(_SECTION_RULE.match(line) for line in lines):
+        app.env.temp_data.setdefault("hydrofmu_attribute_docstrings", {})[name] = list(lines)
+
+
+def _restore_attribute_docstring(app, what, name, obj, options, lines) -> None:
+    kept = app.env.temp_data.get("hydrofmu_attribute_docstrings", {}).pop(name, None)
+    if kept is not None:
+        lines[:] = kept
+
+
+def _resolve_short_name(app, env, node, contnode):
+    """Link ``:class:`ConfigError``` written in a module that imports it from elsewhere.
+
+    Python's domain resolves a short name only in the current module and class; when the
+    name is that of exactly one documented hydrofmu object, link to it (an ambiguous or
+    foreign name stays plain text, as without this hook).
+    """
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip(".~")
+    if not target or target.startswith("hydrofmu."):
+        return None
+    domain = env.get_domain("py")
+    hits = [name for name in domain.objects
+            if name.startswith("hydrofmu.") and name.endswith("." + target)]
+    if len(hits) != 1:
+        return None
+    entry = domain.objects[hits[0]]
+    return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode,
+                        hits[0])
+
+
+def setup(app) -> None:
+    # napoleon's own handler runs at the default priority, 500: one before, one after it.
+    app.connect("autodoc-process-docstring", _keep_attribute_docstring, priority=400)
+    app.connect("autodoc-process-docstring", _restore_attribute_docstring, priority=600)
+    app.connect("missing-reference", _resolve_short_name)

@@ -133,21 +133,21 @@ def _unknown_suffix(p: Path) -> HydroDataError:
 
 
 def read_wamit(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read one body of a WAMIT ``.out`` file; see :func:`.readers_wamit.read_wamit`."""
+    """Read one body of a WAMIT ``.out`` file; see :func:`.wamit.read_wamit`."""
     from .wamit import read_wamit as _read
 
     return _read(path, body, check=check)
 
 
 def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read a Capytaine NetCDF file; see :func:`.readers_capytaine.read_capytaine`."""
+    """Read a Capytaine NetCDF file; see :func:`.capytaine.read_capytaine`."""
     from .capytaine import read_capytaine as _read
 
     return _read(path, body, check=check)
 
 
 def read_bemio(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read a WEC-Sim BEMIO HDF5 file; see :func:`.readers_bemio.read_bemio`."""
+    """Read a WEC-Sim BEMIO HDF5 file; see :func:`.bemio.read_bemio`."""
     from .bemio import read_bemio as _read
 
     return _read(path, body, check=check)

@@ -1,4 +1,4 @@
-"""The FMI face of hydrofmu: a pythonfmu ``Fmi2Slave`` over :class:`system.Simulator`.
+"""The FMI face of hydrofmu: a pythonfmu ``Fmi2Slave`` over :class:`.simulator.Simulator`.
 
 This module is run time: it is copied into every FMU as part of the bundled package
 ``_hydrofmu_<hash>`` (see :mod:`hydrofmu.export`), so it imports the rest of the project
@@ -22,7 +22,7 @@ it:
   makes ``fmi2Instantiate`` return NULL with the exception text as the logged message,
   which is what FMI expects.
 - ``do_step`` returning False gives ``fmi2Discard``; every other callback returns ``fmi2OK``.
-  A refused call is therefore marked by its log message (:data:`fmi_log.REFUSED`), which
+  A refused call is therefore marked by its log message (:data:`.log.REFUSED`), which
   hydrofmu's shim in front of the Linux binary turns into ``fmi2Error`` (see
   :mod:`hydrofmu.runtime.fmi.log`); without the shim the call returns ``fmi2OK`` (``fmi2Discard``
   from ``do_step``) with the logged error.
