@@ -42,6 +42,10 @@ autodoc_default_options = {"member-order": "bysource", "ignore-module-all": True
 autodoc_typehints = "signature"
 autodoc_class_signature = "mixed"
 autodoc_inherit_docstrings = True
+# Short names in signatures and headings (each module has its own section; links keep the
+# full path).
+add_module_names = False
+python_use_unqualified_type_names = True
 
 # A reference to a hydrofmu object that does not exist (a name left at an old path) is a
 # warning, hence an error; references outside hydrofmu (numpy, xarray...) are not checked:
