@@ -78,6 +78,9 @@ def _restore_attribute_docstring(app, what, name, obj, options, lines) -> None:
         lines[:] = kept
 
 
+_BY_LAST_NAME: dict[int, dict[str, list[str]]] = {}
+
+
 def _resolve_short_name(app, env, node, contnode):
     """Link ``:class:`ConfigError``` written in a module that imports it from elsewhere.
 
@@ -91,8 +94,16 @@ def _resolve_short_name(app, env, node, contnode):
     if not target or target.startswith("hydrofmu."):
         return None
     domain = env.get_domain("py")
-    hits = [name for name in domain.objects
-            if name.startswith("hydrofmu.") and name.endswith("." + target)]
+    by_last = _BY_LAST_NAME.get(len(domain.objects))
+    if by_last is None:  # the objects by their last name, once per build
+        by_last = {}
+        for name in domain.objects:
+            if name.startswith("hydrofmu."):
+                by_last.setdefault(name.rsplit(".", 1)[1], []).append(name)
+        _BY_LAST_NAME.clear()
+        _BY_LAST_NAME[len(domain.objects)] = by_last
+    hits = [name for name in by_last.get(target.rsplit(".", 1)[-1], ())
+            if name.endswith("." + target)]
     if len(hits) != 1:
         return None
     entry = domain.objects[hits[0]]
