@@ -71,7 +71,7 @@ def uses_axial(spec: BEMSpec) -> bool:
 
 def symmetric_hull(spec: BEMSpec) -> Any:
     """The closed hull as a Capytaine ``RotationSymmetricMesh`` (same panels as
-    :func:`hydrofmu.bem.make_mesh`)."""
+    :func:`hydrofmu.bem.mesh.make_mesh`)."""
     cpt = require("capytaine", "bem")
     body = spec.body
     size = mesh_size(spec)

@@ -36,7 +36,7 @@ JOINT_KINDS = ("fixed", "planar", "prismatic")
 
 def parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
     """Check the ``[[joints]]`` tables: name, kind and body names (the geometry is
-    checked by the joint part, :mod:`hydrofmu.forces.joints`)."""
+    checked by the joint part, :mod:`hydrofmu.runtime.forces.joints`)."""
     if not isinstance(joints, list) or not all(isinstance(j, dict) for j in joints):
         raise ConfigError("[[joints]] must be a list of tables", value=joints)
     out = []

@@ -1,6 +1,6 @@
 """Typed values of the TOML configuration: vectors, numbers, the type of a default, and the
 unknown-key error with a did-you-mean. Shared by :mod:`hydrofmu.config` and
-:mod:`hydrofmu.config_bodies`."""
+:mod:`hydrofmu.config.bodies`."""
 
 from __future__ import annotations
 

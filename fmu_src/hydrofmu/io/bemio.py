@@ -47,7 +47,7 @@ def read_bemio(path: str | Path, body: str | None = None, *, check: bool = True)
         ``"bodyN"`` or the body's ``properties/name``; may be ``None`` when the file holds
         one body.
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -87,7 +87,7 @@ def read_bemio_bodies(path: str | Path, *, check: bool = True) -> MultiBodyData:
     path
         The ``.h5`` file.
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
 
     Returns
     -------

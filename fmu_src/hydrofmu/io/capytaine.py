@@ -71,7 +71,7 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
     body
         Body name; may be ``None`` when the file holds one body.
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -81,12 +81,13 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
         (or ``conj(Froude_Krylov_force + diffraction_force)``), shape (nw, nb, 6); headings
         in radians as in Capytaine. A_inf is the ``omega = inf`` row when present
         (``"file"``), otherwise the Ogilvie estimate of
-        :func:`~hydrofmu.hydrodata.readers.estimate_added_mass_inf` (``"extrapolated"``;
+        :func:`~hydrofmu.io.reader_tools.estimate_added_mass_inf` (``"extrapolated"``;
         measured +0.57 % on the WAMIT sphere, where the highest-frequency value is off by
         up to 1.5 %). The reference point is the file's ``rotation_center`` (3.x) or, when
         absent (2.x), the origin, with a note; centres are NaN and the displaced volume NaN
         unless the file states them (``disp_mass / rho``). Rows whose data is NaN (failed
-        BEM problems) are dropped with a :class:`~hydrofmu.hydrodata.checks.HydroDataWarning`.
+        BEM problems) are dropped with a
+        :class:`~hydrofmu.runtime.hydrodata.checks.HydroDataWarning`.
 
     Raises
     ------
@@ -112,7 +113,7 @@ def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyD
     path
         The ``.nc`` file.
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
 
     Returns
     -------

@@ -2,7 +2,7 @@
 xarray to open the file): opening with the netCDF engines, complex values from the
 ``complex`` (re, im) dimension, the frequencies, body names, DOF labels and the scalar,
 matrix and per-body variables with messages naming what is missing. The assembly into
-:class:`~hydrofmu.hydrodata.model.HydroData` is :mod:`hydrofmu.hydrodata.readers_capytaine`.
+:class:`~hydrofmu.runtime.hydrodata.model.HydroData` is :mod:`hydrofmu.io.capytaine`.
 """
 
 from __future__ import annotations

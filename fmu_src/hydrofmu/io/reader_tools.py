@@ -2,8 +2,8 @@
 selection, the file check, the infinite-frequency added-mass estimate used when a file has
 none, and the removal of failed frequencies.
 
-The format readers (``readers_bemio``, ``readers_capytaine``, ``readers_wamit``) and the
-dispatcher (:mod:`hydrofmu.hydrodata.readers`) import from here; nothing here imports them.
+The format readers (``bemio``, ``capytaine``, ``wamit``) and the
+dispatcher (:mod:`hydrofmu.io.readers`) import from here; nothing here imports them.
 """
 
 from __future__ import annotations

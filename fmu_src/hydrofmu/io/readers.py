@@ -1,11 +1,11 @@
-"""Reading BEM files into :class:`~hydrofmu.hydrodata.model.HydroData` (build time).
+"""Reading BEM files into :class:`~hydrofmu.runtime.hydrodata.model.HydroData` (build time).
 
 :func:`read_hydro` dispatches on the file suffix to :func:`read_capytaine` (``.nc``),
 :func:`read_bemio` (``.h5``) or :func:`read_wamit` (``.out``); :func:`read_hydro_bodies`
 does the same for all the bodies of a file with their coupling
-(:class:`~hydrofmu.hydrodata.multibody.MultiBodyData`). What the readers share (the
+(:class:`~hydrofmu.runtime.hydrodata.multibody.MultiBodyData`). What the readers share (the
 added-mass estimate, the body selection, the file checks) is in
-:mod:`~hydrofmu.hydrodata.reader_tools`, re-exported here.
+:mod:`~hydrofmu.io.reader_tools`, re-exported here.
 The heavy libraries (xarray, h5py) are imported by the reader modules only when a file is
 read, so importing this module costs nothing at run time.
 """
@@ -70,7 +70,7 @@ def _read_hydro(path: str | Path, body: str | None = None, *, check: bool = True
         Body to read when the file holds several (name, or ``"bodyN"`` for BEMIO and
         WAMIT).
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -101,7 +101,7 @@ def read_hydro_bodies(path: str | Path, *, check: bool = True) -> Any:
     path
         ``.nc``, ``.h5`` / ``.hdf5`` or ``.out`` as for :func:`read_hydro`.
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
 
     Returns
     -------
@@ -133,21 +133,21 @@ def _unknown_suffix(p: Path) -> HydroDataError:
 
 
 def read_wamit(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read one body of a WAMIT ``.out`` file; see :func:`.readers_wamit.read_wamit`."""
+    """Read one body of a WAMIT ``.out`` file; see :func:`.wamit.read_wamit`."""
     from .wamit import read_wamit as _read
 
     return _read(path, body, check=check)
 
 
 def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read a Capytaine NetCDF file; see :func:`.readers_capytaine.read_capytaine`."""
+    """Read a Capytaine NetCDF file; see :func:`.capytaine.read_capytaine`."""
     from .capytaine import read_capytaine as _read
 
     return _read(path, body, check=check)
 
 
 def read_bemio(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read a WEC-Sim BEMIO HDF5 file; see :func:`.readers_bemio.read_bemio`."""
+    """Read a WEC-Sim BEMIO HDF5 file; see :func:`.bemio.read_bemio`."""
     from .bemio import read_bemio as _read
 
     return _read(path, body, check=check)

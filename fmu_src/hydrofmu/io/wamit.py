@@ -57,7 +57,7 @@ __all__ = ["DEFAULT_RHO", "WAMIT_SYMMETRY_RTOL", "read_wamit", "read_wamit_bodie
 #: Water density used to make WAMIT's non-dimensional values dimensional, kg/m^3.
 DEFAULT_RHO: float = 1000.0
 
-#: Symmetry tolerance of A_inf for WAMIT files (relative to max |diag|). The RM3 file of
+#: Symmetry tolerance of A_inf for WAMIT files (relative to ``max |diag|``). The RM3 file of
 #: examples/data prints A_inf(2,4) = -674.0 and A_inf(4,2) = -468.7 for the float (a
 #: sway-roll coupling asymmetry of 1.02 % of its largest diagonal term, the low-order
 #: panel solution with irregular-frequency removal): the project default of 1 % would
@@ -78,7 +78,7 @@ def read_wamit(path: str | Path, body: str | None = None, *, rho: float = DEFAUL
     rho
         Water density, kg/m^3 (WAMIT does not print it).
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -102,7 +102,7 @@ def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
     rho
         Water density, kg/m^3, > 0 (WAMIT does not print it; BEMIO's default is 1000).
     check
-        Run :func:`~hydrofmu.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
 
     Returns
     -------

@@ -1,7 +1,7 @@
 """Text scanning of WAMIT ``.out`` files (build time; standard library only): the
 regular expressions, the per-body and per-period records and the line-by-line parser.
-The de-normalisation and assembly into :class:`~hydrofmu.hydrodata.model.HydroData` are
-in :mod:`hydrofmu.hydrodata.readers_wamit` (which documents the file layout read).
+The de-normalisation and assembly into :class:`~hydrofmu.runtime.hydrodata.model.HydroData` are
+in :mod:`hydrofmu.io.wamit` (which documents the file layout read).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ loading the FMU in a process that has no Python of its own):
   chunks``). :func:`guard_c_host_exit` registers the binary's exported
   ``finalizePythonInterpreter`` with the C library's ``__cxa_atexit``: it then runs first,
   finalizes the interpreter in order and leaves an empty pointer that the later
-  destructors handle without harm. (In a Python host :func:`fmi_slave.guard_interpreter_exit`
+  destructors handle without harm. (In a Python host :func:`.workarounds.guard_interpreter_exit`
   does the corresponding thing through :mod:`atexit`.)
 """
 

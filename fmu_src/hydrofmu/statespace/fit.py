@@ -39,7 +39,7 @@ class EntryFit:
         Relative L2 error of the impulse response on the kernel grid.
     kind
         ``"kernel"`` (a fitted entry) or ``"passivity"`` (the repair term of a diagonal
-        entry, see :func:`hydrofmu.statespace_model.passivity_correction`; NaN ``irf_error``).
+        entry, see :func:`hydrofmu.statespace.model.passivity_correction`; NaN ``irf_error``).
     notes
         Repairs made (reflected or dropped poles), empty if none.
     """

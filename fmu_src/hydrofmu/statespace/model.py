@@ -20,7 +20,7 @@ REPAIR_MARGIN: float = 1e-6
 #: a, it is under a fifth of that). Measured need: 0.2-0.3 % (BEMIO sphere, Capytaine
 #: cylinder), 1.0 % (default sphere, whose B is cut at 5 rad/s while still large).
 PASSIVITY_REPAIR_LIMIT: float = 0.02
-#: The passivity grid extends to this multiple of max(omega_max, fastest |pole|).
+#: The passivity grid extends to this multiple of ``max(omega_max, fastest |pole|)``.
 PASSIVITY_SPAN: float = 20.0
 #: Number of points of the passivity grid (log-spaced plus the BEM frequencies).
 PASSIVITY_POINTS: int = 2000
@@ -266,7 +266,7 @@ def passivity_correction(
     With ``above`` (rad/s, the data's last frequency), only the violations at and above
     it are lifted, with the pole above the wave band at ``a = above``: the
     low-frequency added mass it adds, ``D / a``, is then small (the in-band violations
-    are left to :func:`hydrofmu.statespace_passivity.enforce_passivity`). Without it
+    are left to :func:`hydrofmu.statespace.passivity.enforce_passivity`). Without it
     (the fallback), ``a`` is half the lowest violating frequency.
 
     ``Re K_c(iw) = D w^2 / (w^2 + a^2) >= 0`` (positive real, so passive by itself), ~0

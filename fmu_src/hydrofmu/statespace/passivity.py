@@ -31,7 +31,7 @@ recomputed and the step repeated with the new violations until none is left.
 The repair fails (returns ``None``) when an entry has no free residue (one real pole),
 when the linearised problem is infeasible, or when an entry stays over its budget; the
 caller then falls back to the high-pass damping
-(:func:`hydrofmu.statespace_model.passivity_correction`) and says so.
+(:func:`hydrofmu.statespace.model.passivity_correction`) and says so.
 """
 
 from __future__ import annotations

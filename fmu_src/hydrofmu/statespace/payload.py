@@ -1,10 +1,10 @@
 """The state-space radiation realisation stored in the model payload (build/export time).
 
 :func:`add_realisation` realises the radiation kernel of every body
-(:func:`hydrofmu.statespace.realise_radiation`, with the configuration's ``[radiation]``
+(:func:`hydrofmu.statespace.realisation.realise_radiation`, with the configuration's ``[radiation]``
 ``ss_tolerance``, ``ss_max_order``, ``omega_max`` and ``taper``: the same kernel as the
 convolution's) and writes the run-time arrays of
-:class:`~hydrofmu.forces.radiation_ss.StateSpaceRadiation` into
+:class:`~hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation` into
 ``config["radiation"]["state_space"]``, as plain JSON lists (the payload's header keeps
 floats at ``repr`` precision, so the FMU evaluates exactly the realisation made here)::
 
@@ -18,7 +18,7 @@ Each body is realised on its own 6 x 6 block, unless bodies of one multi-body fi
 cross-body blocks included, is realised at once (:func:`realise_coupled`) and stored as
 ``"coupled"`` (the arrays of one :class:`StateSpaceRadiation` on all 6N DOFs) with
 ``"bodies": []``.
-:func:`hydrofmu.export.build_fmu` calls it for every FMU, so that ``radiation.method =
+:func:`hydrofmu.export.fmu.build_fmu` calls it for every FMU, so that ``radiation.method =
 state_space`` can be chosen at run time; when the method is not ``state_space`` a failed
 realisation is kept as ``error`` (and reported if the method is chosen later) instead of
 failing the export.
@@ -127,9 +127,9 @@ def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[s
 
     The diagonal blocks are the bodies' own kernels, the off-diagonal ones
     ``2/pi int B_kj(w) cos(w t) dw`` of the coupling data (the convolution's kernel,
-    :func:`hydrofmu.forces.radiation.RadiationPart`, same ``omega_max`` and taper), on
+    :func:`hydrofmu.runtime.forces.radiation.RadiationPart`, same ``omega_max`` and taper), on
     one time grid: the longest of the bodies' own (:func:`default_irf_time`).
-    :func:`hydrofmu.statespace.realise_kernel` then groups the DOFs linked by
+    :func:`hydrofmu.statespace.realisation.realise_kernel` then groups the DOFs linked by
     non-negligible entries across bodies (e.g. the heaves of a float and its spar) and
     gives each group common poles, as for one body.
     """
@@ -170,7 +170,7 @@ def add_realisation(bodies: list[HydroData], config: dict[str, Any], *,
     Parameters
     ----------
     bodies, config
-        As for :class:`~hydrofmu.system.Simulator`.
+        As for :class:`~hydrofmu.runtime.simulator.simulator.Simulator`.
     required
         Raise when the realisation fails (default); ``False`` stores the message as
         ``error`` instead (an FMU whose default method is not ``state_space``).

@@ -7,7 +7,7 @@ system whose impulse response approximates it::
     K_ij(t) ~ c_ij^T exp(A_ij t) b_ij,      K_ij,ss(s) = c_ij^T (s I - A_ij)^-1 b_ij,
 
 so that ``F_rad,i(t) = -sum_j c_ij^T x_ij(t)`` with ``x_ij' = A_ij x_ij + b_ij v_j``.
-The run-time side is :class:`hydrofmu.forces.radiation_ss.StateSpaceRadiation`.
+The run-time side is :class:`hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation`.
 
 Method: time-domain realisation (ERA / Kung), poles then residues
 -----------------------------------------------------------------
@@ -28,7 +28,7 @@ Method: time-domain realisation (ERA / Kung), poles then residues
 ERA sees the kernel at ``delta = pi / (4 omega_max)`` and its first ``2 HANKEL_ROWS``
 samples (the SVD is the whole cost: 80 rows keep it under a second per group); the
 residues are fitted on the whole kernel. The kernel is the convolution's own
-(:func:`hydrofmu.kernels.radiation_irf`, same ``omega_max``, ``taper``, duration).
+(:func:`hydrofmu.runtime.irf.transforms.radiation_irf`, same ``omega_max``, ``taper``, duration).
 
 Why this and not a frequency-domain fit of ``K(iw) = B(w) + i w (A(w) - A_inf)``:
 
@@ -74,8 +74,8 @@ Checks and repairs
   BEM diagonal damping of each DOF (units differ), are compared with
   ``-passivity_tolerance`` (1e-9, round-off). On failure the group's order is first
   raised (up to ``max_order``, keeping the best margin); what remains is repaired
-  (:func:`hydrofmu.statespace_passivity.repair_passivity`), or refused with
-  :class:`~hydrofmu.errors.HydroDataError` naming the entry when ``repair=False``:
+  (:func:`hydrofmu.statespace.passivity.repair_passivity`), or refused with
+  :class:`~hydrofmu.runtime.errors.HydroDataError` naming the entry when ``repair=False``:
 
   1. violations from half the data's last frequency up (the realisation continues the
      Gibbs ripple of the hard cut of B at ``omega_max``: -1 % of the largest damping on
@@ -87,7 +87,7 @@ Checks and repairs
      block is nearly singular and the fit's 0.5 % errors make it indefinite) are
      removed by perturbing the residues: the smallest change of each entry's impulse
      response, within the entry's IRF tolerance, with ``B_ss(0) = 0`` kept
-     (:func:`hydrofmu.statespace_passivity.enforce_passivity`, the standard passivity
+     (:func:`hydrofmu.statespace.passivity.enforce_passivity`, the standard passivity
      enforcement);
   3. a coupled group whose residues cannot be moved within the tolerance gets the
      high-pass damping on its own DOFs with the pole below its violations (the
@@ -367,13 +367,13 @@ def realise_radiation(
         As in :func:`realise_kernel`.
     duration
         Length of the kernel fitted, s; default: where it decays below 1e-3 of its
-        maximum (:func:`hydrofmu.irf_duration.default_irf_time`, capped at 60 s).
+        maximum (:func:`hydrofmu.runtime.irf.duration.default_irf_time`, capped at 60 s).
     delta
         Sample spacing of the fitted kernel, s; default ``pi / (4 omega_max)`` (four
         samples per half period of the fastest oscillation in K).
     omega_max, taper
-        As in :func:`hydrofmu.kernels.radiation_irf_from_arrays` (the same values as the
-        convolution's, so that both model the same kernel).
+        As in :func:`hydrofmu.runtime.irf.transforms.radiation_irf_from_arrays` (the same values as
+        the convolution's, so that both model the same kernel).
     """
     w = np.asarray(hd.omega, dtype=float)
     wc = float(w[-1]) if omega_max is None else min(as_finite(omega_max, "omega_max"), w[-1])

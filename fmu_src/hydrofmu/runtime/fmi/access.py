@@ -24,7 +24,7 @@ _SET_INPUT = fsm.ALLOWED["set_input"]
 
 
 class FmiAccess:
-    """``get_*`` / ``set_*`` of :class:`~hydrofmu.fmi_slave.HydroSlave`."""
+    """``get_*`` / ``set_*`` of :class:`~hydrofmu.runtime.fmi.slave.HydroSlave`."""
 
     _reals: list[float]
     _ints: list[int]

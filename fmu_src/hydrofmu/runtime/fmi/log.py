@@ -6,8 +6,8 @@ pythonfmu 0.7.0's C wrapper can only return ``fmi2OK`` from a Python callback (o
 ``fmi2Discard`` when ``do_step`` returns False; an exception is ``fmi2Fatal`` and kills the
 instance). A refused call is therefore *marked*: its message is logged with status error
 and the category :data:`REFUSED`. hydrofmu's shim in front of pythonfmu's Linux binary
-(``uri_shim.c``, :mod:`hydrofmu.native`) sees the mark before the call returns (pythonfmu
-hands the queued messages to the logger at the end of every call) and returns
+(``uri_shim.c``, :mod:`hydrofmu.export.python_binary`) sees the mark before the call returns
+(pythonfmu hands the queued messages to the logger at the end of every call) and returns
 ``fmi2Error`` for that call, forwarding the message to the host under the category
 ``logStatusError`` if the host asked for logging. Without the shim (no C compiler at
 build time, Windows, macOS) the message is all there is and the call returns ``fmi2OK``
@@ -27,7 +27,7 @@ REFUSED = "hydrofmu.refused"
 
 
 class FmiLog:
-    """Logging helpers of :class:`~hydrofmu.fmi_slave.HydroSlave` (uses ``self.log`` and
+    """Logging helpers of :class:`~hydrofmu.runtime.fmi.slave.HydroSlave` (uses ``self.log`` and
     ``self._phase``)."""
 
     _phase: str

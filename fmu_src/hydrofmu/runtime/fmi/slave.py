@@ -1,4 +1,4 @@
-"""The FMI face of hydrofmu: a pythonfmu ``Fmi2Slave`` over :class:`system.Simulator`.
+"""The FMI face of hydrofmu: a pythonfmu ``Fmi2Slave`` over :class:`.simulator.Simulator`.
 
 This module is run time: it is copied into every FMU as part of the bundled package
 ``_hydrofmu_<hash>`` (see :mod:`hydrofmu.export`), so it imports the rest of the project
@@ -6,11 +6,11 @@ only with relative imports. It holds no physics: it maps FMI value references to
 simulator's input and output vectors, turns every failure into a logged message and an
 FMI status, and saves and restores the complete state.
 
-The class is assembled from one mixin per job: :class:`~hydrofmu.fmi_log.FmiLog` (messages
-and the mark of a refused call), :class:`~hydrofmu.fmi_variables.FmiVariables` (value
-references, variables, model-description metadata), :class:`~hydrofmu.fmi_access.FmiAccess`
-(getters, setters, tunable parameters), :class:`~hydrofmu.fmi_state.FmiStateHooks` (the FMU
-state); this module keeps the constructor and the life cycle (set-up, initialization,
+The class is assembled from one mixin per job: :class:`~hydrofmu.runtime.fmi.log.FmiLog` (messages
+and the mark of a refused call), :class:`~hydrofmu.runtime.fmi.variables.FmiVariables` (value
+references, variables, model-description metadata), :class:`~hydrofmu.runtime.fmi.access.FmiAccess`
+(getters, setters, tunable parameters), :class:`~hydrofmu.runtime.fmi.state_blob.FmiStateHooks` (the
+FMU state); this module keeps the constructor and the life cycle (set-up, initialization,
 ``do_step``, termination).
 
 What pythonfmu 0.7.0's C wrapper does with the Python side, and what this class does about
@@ -22,20 +22,21 @@ it:
   makes ``fmi2Instantiate`` return NULL with the exception text as the logged message,
   which is what FMI expects.
 - ``do_step`` returning False gives ``fmi2Discard``; every other callback returns ``fmi2OK``.
-  A refused call is therefore marked by its log message (:data:`fmi_log.REFUSED`), which
+  A refused call is therefore marked by its log message (:data:`.log.REFUSED`), which
   hydrofmu's shim in front of the Linux binary turns into ``fmi2Error`` (see
-  :mod:`hydrofmu.fmi_log`); without the shim the call returns ``fmi2OK`` (``fmi2Discard``
+  :mod:`hydrofmu.runtime.fmi.log`); without the shim the call returns ``fmi2OK`` (``fmi2Discard``
   from ``do_step``) with the logged error.
 - Messages queued with :meth:`Fmi2Slave.log` reach the logger at the end of the call.
 - ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes`` are called on the class, not the
   instance, and the size query serializes the state a second time.
 
 Every callback first checks itself against the FMI 2.0 state machine of
-:mod:`hydrofmu.fmi_states` (one table); a ``do_step`` checks its time arguments and its
-work against :mod:`hydrofmu.work_limits`; ``exit_initialization_mode`` checks the parameter
-values with :mod:`hydrofmu.parameter_checks`; ``_set_fmu_state`` checks the blob against
-:mod:`hydrofmu.state_schema` before replacing anything. Statuses: a call out of the state
-machine, a bad time argument, a parameter out of range or a bad state blob is refused
+:mod:`hydrofmu.runtime.fmi.state_machine` (one table); a ``do_step`` checks its time
+arguments and its work against :mod:`hydrofmu.runtime.simulator.work_limits`;
+``exit_initialization_mode`` checks the parameter values with
+:mod:`hydrofmu.runtime.parameters.checks`; ``_set_fmu_state`` checks the blob against
+:mod:`hydrofmu.runtime.fmi.state_schema` before replacing anything. Statuses: a call out of the
+state machine, a bad time argument, a parameter out of range or a bad state blob is refused
 (``fmi2Error``); a step above the work limit, with a non-finite input or whose integration
 failed is discarded (``fmi2Discard``), the instance kept at the start of the step.
 """
@@ -77,12 +78,12 @@ _DO_STEP = fsm.ALLOWED["do_step"]
 
 
 class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
-    """pythonfmu slave running a :class:`~hydrofmu.system.Simulator`.
+    """pythonfmu slave running a :class:`~hydrofmu.runtime.simulator.simulator.Simulator`.
 
     The export generates a one-line subclass named after the model; the FMU's
     ``resources`` folder holds the payload :data:`MODEL_FILE` written by
-    :func:`hydrofmu.hydrodata.store.save_model`. Value references: see
-    :mod:`hydrofmu.fmi_variables`.
+    :func:`hydrofmu.runtime.hydrodata.store.save_model`. Value references: see
+    :mod:`hydrofmu.runtime.fmi.variables`.
 
     Parameters
     ----------

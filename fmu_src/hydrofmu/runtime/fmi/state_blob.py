@@ -1,9 +1,9 @@
 """The FMU state: named numpy arrays, their serialization (no pickle) and the slave's
-state hooks (:class:`FmiStateHooks`, a mixin of :class:`~hydrofmu.fmi_slave.HydroSlave`).
+state hooks (:class:`FmiStateHooks`, a mixin of :class:`~hydrofmu.runtime.fmi.slave.HydroSlave`).
 
 Keys ``fmu.*`` hold the FMI face's own fields, ``sim.*`` the simulator's
-:meth:`~hydrofmu.system.Simulator.get_state` arrays (:mod:`hydrofmu.state_schema` defines
-and checks the layout).
+:meth:`~hydrofmu.runtime.simulator.simulator.Simulator.get_state` arrays
+(:mod:`hydrofmu.runtime.fmi.state_schema` defines and checks the layout).
 
 Run-time module: numpy and the standard library only.
 """
@@ -63,7 +63,7 @@ def state_from_bytes(data: bytes) -> dict[str, np.ndarray]:
 
 class FmiStateHooks:
     """``fmi2GetFMUstate`` / ``fmi2SetFMUstate`` and the serialization of
-    :class:`~hydrofmu.fmi_slave.HydroSlave` (pythonfmu calls these hooks)."""
+    :class:`~hydrofmu.runtime.fmi.slave.HydroSlave` (pythonfmu calls these hooks)."""
 
     def _get_fmu_state(self) -> dict[str, np.ndarray]:
         """Copy of everything that determines the continuation, as named arrays."""
@@ -92,7 +92,7 @@ class FmiStateHooks:
     def _set_fmu_state(self, state: Mapping[str, np.ndarray]) -> None:
         """Restore a state from :meth:`_get_fmu_state` (possibly via bytes).
 
-        The whole blob is checked against :mod:`hydrofmu.state_schema` first; a refused
+        The whole blob is checked against :mod:`hydrofmu.runtime.fmi.state_schema` first; a refused
         blob is refused (fmi2Error through the shim) and leaves the instance exactly as it
         was.
         """

@@ -15,7 +15,7 @@ Calls the wrapper answers itself and never routes to Python (so not in the table
 derivatives (unsupported). ``fmi2Reset`` makes the wrapper construct a new Python instance,
 which starts in :data:`INSTANTIATED`. hydrofmu's shim in front of the Linux binary answers a
 second ``fmi2FreeInstance`` (and any call on a freed instance) itself, and returns
-``fmi2Error`` for a call refused here (:mod:`hydrofmu.fmi_log`).
+``fmi2Error`` for a call refused here (:mod:`hydrofmu.runtime.fmi.log`).
 
 Deviation on purpose: a step that is refused before any work (bad time arguments, the work
 limit, a non-finite input, a step whose integration failed and was rolled back) leaves the

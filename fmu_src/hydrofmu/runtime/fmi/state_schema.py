@@ -21,7 +21,7 @@ import numpy as np
 #: Version of the layout below; a state of another version is refused.
 STATE_FORMAT = 2
 #: Key prefixes of the flattened FMU state: the FMI face's own fields, the simulator's
-#: :meth:`~hydrofmu.system.Simulator.get_state` arrays.
+#: :meth:`~hydrofmu.runtime.simulator.simulator.Simulator.get_state` arrays.
 FMU_PREFIX = "fmu."
 SIM_PREFIX = "sim."
 #: Simulator entries whose first dimension grows with the run (the time scheme's memory).

@@ -3,10 +3,10 @@
 This module is run time (bundled in the FMU): standard library and pythonfmu only.
 
 The Real variables come first (parameters, inputs, outputs, in the order of
-:func:`~hydrofmu.layout.parameter_table`, ``Simulator.input_names`` and
+:func:`~hydrofmu.runtime.simulator.layout.parameter_table`, ``Simulator.input_names`` and
 ``Simulator.output_names``), then the Integer parameters, then the String parameters.
 Their values live in flat Python lists indexed by value reference rather than one
-attribute per scalar (:mod:`hydrofmu.fmi_access` reads and writes them).
+attribute per scalar (:mod:`hydrofmu.runtime.fmi.access` reads and writes them).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ PARAMETER, INPUT, OUTPUT = 0, 1, 2
 
 class FmiVariables:
     """Registration of the variables and the model-description metadata of
-    :class:`~hydrofmu.fmi_slave.HydroSlave` (uses the slave's ``_parameters``,
+    :class:`~hydrofmu.runtime.fmi.slave.HydroSlave` (uses the slave's ``_parameters``,
     ``_input_names``, ``_output_names``, units and dependencies set by its constructor)."""
 
     _parameters: list[Any]

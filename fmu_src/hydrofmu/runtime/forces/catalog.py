@@ -3,7 +3,7 @@
 Every body gets hydrostatics, radiation, the wave excitation, viscous damping and the PTO
 force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``,
 each ``[[ptos]]`` entry a ``pto.linear``.
-A new kind is one :class:`~hydrofmu.parts.Part` subclass and one :func:`register_part`
+A new kind is one :class:`~hydrofmu.runtime.parts.part.Part` subclass and one :func:`register_part`
 line here (or in the user's code, before the simulator is built).
 """
 

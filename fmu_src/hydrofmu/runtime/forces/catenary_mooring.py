@@ -16,7 +16,7 @@ Configuration::
 
 The body's reference point is at its displacement ``q[:3]`` (m) from the origin, rotated
 by ``q[3:]`` (roll, pitch, yaw, rad). Each line is the elastic catenary of
-:mod:`hydrofmu.moorings.catenary` in its vertical plane; the force and moment of all lines
+:mod:`hydrofmu.runtime.moorings.catenary` in its vertical plane; the force and moment of all lines
 on the body go to ``<body>.F_mooring[1..6]`` and each line ``k`` (numbered from 1 over all
 ``[[moorings]]`` entries, in order) reports ``mooring.line<k>.T_fairlead`` and
 ``mooring.line<k>.T_anchor`` (N).

@@ -2,8 +2,8 @@
 
 Each joint is a part that declares rows ``G`` of the constraint ``G q = 0`` on the stacked
 body DOFs (small motions about each body's reference point); the simulator builds the
-constraint basis ``T`` (``q = T q_r``, ``G T = 0``, :mod:`hydrofmu.constraints`) from the
-rows of all joints and of the bodies' fixed DOFs, so the added mass stays on the left side
+constraint basis ``T`` (``q = T q_r``, ``G T = 0``, :mod:`hydrofmu.runtime.simulator.constraints`)
+from the rows of all joints and of the bodies' fixed DOFs, so the added mass stays on the left side
 (``T^T (M + A) T``). Kinds:
 
 - ``fixed``: every DOF of ``body`` held at equilibrium;

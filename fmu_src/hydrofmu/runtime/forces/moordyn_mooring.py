@@ -27,7 +27,7 @@ the reference point, m, and roll-pitch-yaw, rad; velocity ``v``):
 
 The line states (internal nodes and free points) join the state vector as this part's
 states; they start at the static equilibrium of the lines at the body's initial pose
-(:func:`~hydrofmu.moorings.equilibrium.initial_state`). Each line ``k`` (numbered from
+(:func:`~hydrofmu.runtime.moorings.equilibrium.initial_state`). Each line ``k`` (numbered from
 1 over all ``[[moorings]]`` entries, in order) reports ``mooring.line<k>.T_fairlead`` and
 ``mooring.line<k>.T_anchor``, N, as MoorDyn's ``FairTen``/``AnchTen``: the magnitude of the
 net force on the line's end node B (fairlead) and end node A (anchor).

@@ -70,7 +70,7 @@ def coupling_blocks(model: ModelInfo):
 
     ``arrays`` has ``added_mass_inf`` (6, 6), ``added_mass`` and ``radiation_damping``
     (nw, 6, 6), SI, the force on body ``k`` from the motion of body ``j``
-    (:func:`hydrofmu.config.resolve` stores them in ``config["coupling"]``).
+    (:func:`hydrofmu.config.configuration.resolve` stores them in ``config["coupling"]``).
     """
     if not bool(model.config.get("multibody", {}).get("b2b", True)):
         return []
@@ -88,7 +88,7 @@ class RadiationPart(Part):
 
     ``radiation.method``: ``convolution`` (:class:`ConvolutionRadiation`, memory committed
     on the grid), ``constant`` (:class:`ConstantRadiation` at ``2 pi / wave.period``) or
-    ``state_space`` (:class:`~hydrofmu.forces.radiation_ss.StateSpaceRadiation`, the
+    ``state_space`` (:class:`~hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation`, the
     realisation stored in ``config["radiation"]["state_space"]`` at build time; its states
     join the model's state vector, ``F_rad = -C x - D v``, ``A_inf`` on the left side as
     for the convolution).

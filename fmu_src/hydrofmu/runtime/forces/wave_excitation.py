@@ -53,8 +53,8 @@ def position_phase(hd: HydroData, position: Any, omega: NDArray[np.float64],
     puts every body in one frame). A body moved by ``(x, y)`` meets the wave
     ``k (x cos beta + y sin beta)`` later in phase (``eta = Re(a e^{i(w t - k x cos beta
     - k y sin beta)})``, ``e^{+i w t}``), with the finite-depth wave number
-    (:func:`hydrofmu.waves.wave_number`, the data's water depth and g). Bodies of one
-    multi-body file are already placed by it: their ``position`` stays (0, 0).
+    (:func:`hydrofmu.runtime.waves.kinematics.wave_number`, the data's water depth and g). Bodies of
+    one multi-body file are already placed by it: their ``position`` stays (0, 0).
 
     The factor is applied at the wave's own component frequencies, after X is
     interpolated: it turns by ``d dk/dw`` per rad/s (40 rad for 250 m at 8 s), far too

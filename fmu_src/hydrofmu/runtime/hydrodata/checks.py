@@ -1,6 +1,6 @@
 """Sanity checks of hydrodynamic data and of the mass matrix (run time: numpy only).
 
-Impossible data raises :class:`~hydrofmu.errors.HydroDataError` naming the body, the
+Impossible data raises :class:`~hydrofmu.runtime.errors.HydroDataError` naming the body, the
 variable and the offending value; suspicious-but-legal data gives a
 :class:`HydroDataWarning`. Every threshold is a named module constant with the reason for
 its value next to it.

@@ -1,6 +1,6 @@
 """Several bodies with their hydrodynamic coupling (run time: numpy only).
 
-A :class:`MultiBodyData` holds the bodies' own :class:`~hydrofmu.hydrodata.model.HydroData`
+A :class:`MultiBodyData` holds the bodies' own :class:`~hydrofmu.runtime.hydrodata.model.HydroData`
 (each with its diagonal 6x6 blocks, as a single-body model uses them) and the full
 6N x 6N radiation matrices, whose off-diagonal blocks are the body-to-body (b2b)
 coupling: the force on body ``i`` from the acceleration of body ``j`` is

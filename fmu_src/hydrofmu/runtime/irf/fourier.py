@@ -1,7 +1,8 @@
-"""The Fourier integrals behind the impulse-response functions (:mod:`hydrofmu.kernels`):
+"""The Fourier integrals behind the impulse-response functions
+(:mod:`hydrofmu.runtime.irf.transforms`):
 ``int f(w) cos(w t) dw`` and ``int f(w) e^{i w t} dw`` of piecewise-linear data, exact per
 segment (a Filon-type rule), and the preparation of the data (frequency checks, the
-zero-frequency point, the cut at ``omega_max``, the taper). :mod:`hydrofmu.kernels`
+zero-frequency point, the cut at ``omega_max``, the taper). :mod:`hydrofmu.runtime.irf.transforms`
 describes the method.
 
 Run-time module: numpy and the standard library only, project imports relative.

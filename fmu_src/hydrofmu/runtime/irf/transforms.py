@@ -1,12 +1,12 @@
 """Impulse-response functions (IRFs) of the radiation and excitation forces: the transforms.
 
-The segment-exact Fourier integrals are in :mod:`hydrofmu.fourier`; the length is chosen in
-:mod:`hydrofmu.irf_duration`; the checks of a kernel (the Ogilvie
-round trip, the cut-off part of a non-causal kernel) are in :mod:`hydrofmu.irf_checks`.
+The segment-exact Fourier integrals are in :mod:`hydrofmu.runtime.irf.fourier`; the length
+is chosen in :mod:`hydrofmu.runtime.irf.duration`; the checks of a kernel (the Ogilvie
+round trip, the cut-off part of a non-causal kernel) are in :mod:`hydrofmu.runtime.irf.checks`.
 
 Run-time module: numpy and the standard library only, project imports relative.
 
-Definitions (``e^{+i omega t}`` convention, see :mod:`hydrofmu.hydrodata.model`):
+Definitions (``e^{+i omega t}`` convention, see :mod:`hydrofmu.runtime.hydrodata.model`):
 
 - Radiation kernel, N/(m s), N/s, N m/s ... per DOF pair, shape (nt, n, n)::
 
@@ -162,7 +162,7 @@ def active_dofs(scale: NDArray[np.float64]) -> NDArray[np.bool_]:
 
 
 def radiation_envelope(k: NDArray[np.float64]) -> NDArray[np.float64]:
-    """max over DOF pairs of |K_ij(t)| / sqrt(max|K_ii| max|K_jj|), shape (nt,)."""
+    """``max`` over DOF pairs of ``|K_ij(t)| / sqrt(max|K_ii| max|K_jj|)``, shape (nt,)."""
     diag = np.abs(np.diagonal(k, axis1=1, axis2=2)).max(axis=0)
     active = active_dofs(diag)
     if not np.any(active):

@@ -8,7 +8,7 @@ For ``x' = F x + G_u u(t) + G_w w(t)`` with
   internal wave model, its half-cosine ramp included, see :func:`ramped_components`),
 
 the step from ``t`` to ``t + h`` is exact (to round-off; the stepping itself is
-:mod:`hydrofmu.linear_stepper`)::
+:mod:`hydrofmu.runtime.linear.stepper`)::
 
     x(t + h) = x_p(t + h) + Phi (x(t) - x_p(t)) + Gamma_0 u_0 + Gamma_1 (u_1 - u_0)
 

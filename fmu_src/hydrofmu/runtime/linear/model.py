@@ -2,21 +2,22 @@
 
 With the state vector of the simulator, ``y = [q_r, v_r, x_1, x_2, ...]`` (``q = T q_r``,
 ``x_k`` the states of part k), every part that declares a
-:class:`~hydrofmu.parts.LinearSystem` contributes to::
+:class:`~hydrofmu.runtime.parts.linear.LinearSystem` contributes to::
 
     y' = F y + G u + c + E w(t)
 
 - ``q_r' = v_r``;
 - ``v_r' = L_r^-1 T^T (sum of the forces)`` (the left side ``L = M + A_inf + ...`` as the
   simulator factorised it, constraints and joints included);
-- ``x_k' = `` the part's own state equation;
+- ``x_k'`` = the part's own state equation;
 
 ``u`` the FMU inputs (held over a step), ``c`` the constant forces (imbalance, pretension)
 and ``w(t) = ramp(t - t0) Re(sum_k c_k e^{i w_k t})`` the parts' sinusoidal forcing (the
 internal wave's excitation), lifted by ``E`` (the ``v_r`` rows: ``L_r^-1 T^T``).
 
 No force is named here: a part without a linear form makes the model nonlinear
-(:attr:`LinearModel.nonlinear` lists why, from :meth:`~hydrofmu.parts.Part.why_not_linear`).
+(:attr:`LinearModel.nonlinear` lists why, from
+:meth:`~hydrofmu.runtime.parts.part.Part.why_not_linear`).
 
 Run-time module: numpy and the standard library only.
 """
@@ -60,7 +61,8 @@ class LinearModel:
         The same channels' sinusoidal forces, complex amplitudes at :attr:`omega`, shape
         (n, k) each (``Re(S e^{i w t})`` times the ramp).
     sine_columns
-        The columns of :attr:`omega` each part's :meth:`~hydrofmu.parts.Part.sinusoidal_forcing`
+        The columns of :attr:`omega` each part's
+        :meth:`~hydrofmu.runtime.parts.part.Part.sinusoidal_forcing`
         occupies, by the part's index in the simulator's parts.
     """
 
@@ -96,7 +98,8 @@ def _add(target: NDArray[Any], rows: slice, cols: slice | None, value: Any,
 
 
 def assemble(sim: Any) -> LinearModel:
-    """The linear part of a :class:`~hydrofmu.system.Simulator` (built, any state).
+    """The linear part of a :class:`~hydrofmu.runtime.simulator.simulator.Simulator`
+    (built, any state).
 
     Uses the simulator's parts (their slices), ``constraints.basis`` (T), ``_acc_map``
     (``L_r^-1 T^T``), ``nr``, ``n``, the input count and the state size.

@@ -1,8 +1,8 @@
 """Communication steps of a linear time-invariant system driven by sinusoids and held inputs.
 
 For ``x' = F x + G_u u + G_w w(t)`` with ``w(t)`` a sum of sinusoids (the internal wave's
-excitation, its half-cosine ramp included: :func:`hydrofmu.lti.ramped_components`), a step
-from ``t`` to ``t + h`` is, for any one-step discretisation that is linear in ``x`` and
+excitation, its half-cosine ramp included: :func:`hydrofmu.runtime.linear.lti.ramped_components`), a
+step from ``t`` to ``t + h`` is, for any one-step discretisation that is linear in ``x`` and
 in the forcing::
 
     x(t + h) = x_p(t + h) + Phi_h (x(t) - x_p(t)) + Gamma_h u
@@ -11,10 +11,11 @@ with ``x_p(t) = Re(sum_k X_k e^{i w_k t})`` the particular solution of the sinus
 discretisation* and ``(Phi_h, Gamma_h)`` its map over ``h``. Two discretisations use it:
 
 - the exact one (``time_scheme = exact``): ``Phi_h = e^{F h}``, ``X_k`` the continuous
-  particular solution (:func:`hydrofmu.lti.discretize`, :func:`~hydrofmu.lti.particular_solution`);
+  particular solution (:func:`hydrofmu.runtime.linear.lti.discretize`,
+  :func:`~hydrofmu.runtime.linear.lti.particular_solution`);
 - an explicit Runge-Kutta scheme's own map over ``m`` internal steps of ``dt``
-  (:mod:`hydrofmu.schemes.linear_rk`): ``Phi_h = R(dt F)^m``, ``X_k`` the discrete particular
-  solution; equal to the scheme's stagewise steps to round-off.
+  (:mod:`hydrofmu.runtime.schemes.linear_rk`): ``Phi_h = R(dt F)^m``, ``X_k`` the discrete
+  particular solution; equal to the scheme's stagewise steps to round-off.
 
 The sinusoids' phasors ``[cos(w t), sin(w t)]`` at a time are multiplied once with every
 block of columns that needs them (:class:`SinusoidBank`): the state's particular solution and
@@ -172,9 +173,9 @@ class LinearStepper:
     -----
     The discretisation of a step length is computed once and cached: a fixed communication
     step costs one discretisation in all, then one mat-vec per step. Step lengths are
-    rounded to :data:`~hydrofmu.lti.STEP_DIGITS` significant digits
-    (:func:`~hydrofmu.lti.quantized_step`) before they are looked up or discretised, so
-    that steps an importer computes as ``t_{k+1} - t_k`` (equal up to a few ulps) share one
+    rounded to :data:`~hydrofmu.runtime.linear.lti.STEP_DIGITS` significant digits
+    (:func:`~hydrofmu.runtime.linear.lti.quantized_step`) before they are looked up or discretised,
+    so that steps an importer computes as ``t_{k+1} - t_k`` (equal up to a few ulps) share one
     discretisation, and the result never depends on what the cache held before (a restored
     state continues bit-identically). A step inside one segment with a held input is one
     product of ``[Phi | Gamma_0]`` with ``[x - x_p(t); u]``.
@@ -282,9 +283,10 @@ class LinearStepper:
 
 
 class ExactStepper(LinearStepper):
-    """Exact steps of ``x' = F x + G_u u + G_w w(t)`` (:func:`hydrofmu.lti.discretize`:
+    """Exact steps of ``x' = F x + G_u u + G_w w(t)``
+    (:func:`hydrofmu.runtime.linear.lti.discretize`:
     Van Loan's block exponential; the segments hold the continuous particular solutions,
-    :func:`hydrofmu.lti.particular_solution`).
+    :func:`hydrofmu.runtime.linear.lti.particular_solution`).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Initial conditions of a :class:`~hydrofmu.moorings.lines.LineSystem` (numpy + stdlib only).
+"""Initial conditions of a :class:`~hydrofmu.runtime.moorings.lines.LineSystem` (numpy +
+stdlib only).
 
 The nodes start on the elastic catenary between their ends; the static equilibrium is then
 found by Newton's method (segments allowed to resist compression first, so that the slack

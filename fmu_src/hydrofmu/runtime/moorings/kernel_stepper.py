@@ -2,17 +2,17 @@
 
 ``hydrofmu mooring replay`` moves the coupled objects along a known interpolant, so a whole
 sample interval can be integrated without returning to Python. ``line_kernel.c`` evaluates
-the replay's Hermite motion (:class:`~hydrofmu.moorings.replay.HermiteMotion`: same
+the replay's Hermite motion (:class:`~hydrofmu.runtime.moorings.replay.HermiteMotion`: same
 coefficients, same interval search, bodies' angular velocity as
-:meth:`~hydrofmu.moorings.replay.Replay.kinematics`) and the lines' derivative at every
+:meth:`~hydrofmu.runtime.moorings.replay.Replay.kinematics`) and the lines' derivative at every
 stage of the registered scheme, with the scheme's own constants:
 
 - ``hf_line_advance_rk``: the tableau ``A``, ``B``, ``C`` of an
-  :class:`~hydrofmu.schemes.runge_kutta.ExplicitRungeKutta` (``euler``, ``rk2``,
+  :class:`~hydrofmu.runtime.schemes.runge_kutta.ExplicitRungeKutta` (``euler``, ``rk2``,
   ``rk2heun``, ``rk3``, ``rk4``);
 - ``hf_line_advance_si``: MoorDyn's semi-implicit ``beulerN`` and ``midpointN``
-  (:class:`~hydrofmu.schemes.semi_implicit.SemiImplicit`: stage fraction, the relaxation
-  weights :meth:`~hydrofmu.schemes.semi_implicit.SemiImplicit.relax`, the derivative
+  (:class:`~hydrofmu.runtime.schemes.semi_implicit.SemiImplicit`: stage fraction, the relaxation
+  weights :meth:`~hydrofmu.runtime.schemes.semi_implicit.SemiImplicit.relax`, the derivative
   carried from step to step, which is handed back to the scheme object).
 
 Other schemes step in Python. The scheme's checks (a non-finite or exploding state) are

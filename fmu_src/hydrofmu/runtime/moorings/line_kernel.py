@@ -1,6 +1,6 @@
 """The compiled line kernel (``line_kernel.c``): finding, checking and calling it.
 
-:class:`~hydrofmu.moorings.lines.LineSystem` evaluates its derivative either in numpy
+:class:`~hydrofmu.runtime.moorings.lines.LineSystem` evaluates its derivative either in numpy
 (always available) or in ``line_kernel.c``, a plain C99 transcription of the same physics
 compiled into a shared library and called through :mod:`ctypes`. The choice
 (``kernel`` of a ``[[moorings]]`` moordyn entry, ``--kernel`` of the replay,
@@ -16,8 +16,8 @@ Where the library comes from (:func:`load_library`, first that exists):
 2. in the user's cache folder (``$HYDROFMU_CACHE_DIR``, else ``$XDG_CACHE_HOME/hydrofmu``,
    else ``~/.cache/hydrofmu``), named after the hash of the C source, compiled there on
    first use by the builder that the installed package registers (:func:`set_builder`;
-   :mod:`hydrofmu.moorings.kernel_build`, with :func:`hydrofmu.native.c_compiler`). An
-   FMU registers no builder: it never compiles.
+   :mod:`hydrofmu.export.line_kernel_build`, with :func:`hydrofmu.export.python_binary.c_compiler`).
+   An FMU registers no builder: it never compiles.
 
 A library is used only when it loads and its ABI version (``hf_line_kernel_abi``) and the
 size of its argument structure match this module's (:data:`ABI_VERSION`).
@@ -217,7 +217,7 @@ class HfLines(ctypes.Structure):
 
 
 class LineKernel:
-    """The compiled derivative bound to one :class:`~hydrofmu.moorings.lines.LineSystem`.
+    """The compiled derivative bound to one :class:`~hydrofmu.runtime.moorings.lines.LineSystem`.
 
     It holds the system's constant arrays and its own work arrays (nodes ``r``, ``v``,
     ``fnet``, ``q``, shape (n_nodes, 3); ``a``, ``b``, (n_nodes,); ``pair_tension``,
@@ -340,7 +340,7 @@ class LineKernel:
     def run_checked(self, system: Any, x: Array, cp: Array, cv: Array, points: bool) -> Array:
         """:meth:`run` with the system's drag scale and compression switch; arguments of
         another shape are flattened, and wrong sizes raise
-        :class:`~hydrofmu.errors.ConfigError` as the numpy kernel does."""
+        :class:`~hydrofmu.runtime.errors.ConfigError` as the numpy kernel does."""
         try:
             return self.run(x, cp, cv, system.drag_scale, system._compression, points)
         except ValueError:

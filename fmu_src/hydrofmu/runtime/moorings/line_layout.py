@@ -39,7 +39,7 @@ class LineLayout:
     Parameters
     ----------
     model
-        The file read by :func:`~hydrofmu.moorings.moordyn_input.read_moordyn`.
+        The file read by :func:`~hydrofmu.runtime.moorings.moordyn_input.read_moordyn`.
     """
 
     def __init__(self, *, model: MoorDynModel) -> None:

@@ -47,11 +47,12 @@ class LineSystem(LineLayout):
     Parameters
     ----------
     model
-        The file read by :func:`~hydrofmu.moorings.moordyn_input.read_moordyn`.
+        The file read by :func:`~hydrofmu.runtime.moorings.moordyn_input.read_moordyn`.
     kernel
-        ``"auto"`` (default): the compiled kernel (:mod:`~hydrofmu.moorings.kernel`,
+        ``"auto"`` (default): the compiled kernel (:mod:`~hydrofmu.runtime.moorings.line_kernel`,
         ``line_kernel.c``, the same physics) when its library loads, else numpy with one
-        logged note; ``"c"``: the compiled kernel or a :class:`~hydrofmu.errors.ConfigError`;
+        logged note; ``"c"``: the compiled kernel or a
+        :class:`~hydrofmu.runtime.errors.ConfigError`;
         ``"numpy"``: numpy only. :attr:`kernel` tells which one runs.
     """
 

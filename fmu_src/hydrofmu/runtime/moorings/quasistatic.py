@@ -1,7 +1,7 @@
 """A quasi-static catenary line between a fixed anchor and a fairlead on a body.
 
 The force and moment of the line on the body, about its reference point, follow from the
-:class:`~hydrofmu.moorings.catenary.Catenary` solution in the line's vertical plane; the 6x6
+:class:`~hydrofmu.runtime.moorings.catenary.Catenary` solution in the line's vertical plane; the 6x6
 stiffness is their central-difference derivative with respect to the body's pose, the moment
 arm's rotation included (numpy + standard library only).
 """

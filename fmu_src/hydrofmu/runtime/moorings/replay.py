@@ -8,7 +8,7 @@ interpolant's own derivative, so position and velocity are consistent. The time 
 ``dtM`` come from the file's OPTIONS (``rk2`` by default, as MoorDyn); each sample interval is
 split into equal steps no longer than ``dtM``. With the compiled line kernel and an explicit
 Runge-Kutta scheme or MoorDyn's ``beulerN``/``midpointN``, each sample interval is integrated
-in one C call (:mod:`~hydrofmu.moorings.kernel_stepper`: the same scheme constants, motion
+in one C call (:mod:`~hydrofmu.runtime.moorings.kernel_stepper`: the same scheme constants, motion
 and derivative).
 
 MOTION.csv: a column ``t`` (s) and, per coupled point ``k`` (its ID in the file),
@@ -158,7 +158,7 @@ class Replay:
         Motion samples, shapes (n,) and (n, n_coupled_dof) (bodies' angles in rad).
     kernel
         The lines' derivative: ``"auto"``, ``"c"`` or ``"numpy"`` (see
-        :mod:`~hydrofmu.moorings.kernel`).
+        :mod:`~hydrofmu.runtime.moorings.line_kernel`).
     """
 
     def __init__(self, *, model: MoorDynModel, t: Array, coords: Array,
@@ -166,7 +166,7 @@ class Replay:
         self.model = model
         self.system = LineSystem(model=model, kernel=kernel)
         #: With the C kernel and a scheme it can step, whole sample intervals in C
-        #: (:mod:`~hydrofmu.moorings.kernel_stepper`); False: one Python call a step.
+        #: (:mod:`~hydrofmu.runtime.moorings.kernel_stepper`); False: one Python call a step.
         self.compiled_steps = True
         self.motion = HermiteMotion(t=t, values=coords)
         nb = sum(b.kind == "coupled" for b in model.bodies)

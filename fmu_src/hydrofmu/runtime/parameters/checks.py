@@ -2,7 +2,7 @@
 
 One definition answers both ``fmi2ExitInitializationMode`` (inside the FMU) and
 ``hydrofmu build`` (the configuration's defaults): :func:`parameter_problems` lists every
-problem, :func:`check_parameters` raises them as one :class:`~hydrofmu.errors.ConfigError`.
+problem, :func:`check_parameters` raises them as one :class:`~hydrofmu.runtime.errors.ConfigError`.
 Nothing here allocates more than the values themselves: a value such as
 ``wave.n_components = 1e9`` is refused from an estimate, before any array exists.
 
@@ -98,7 +98,7 @@ def parameter_problems(
     Parameters
     ----------
     table
-        The :class:`~hydrofmu.parameters.ParameterSpec` list of the model.
+        The :class:`~hydrofmu.runtime.parameters.table.ParameterSpec` list of the model.
     values
         Parameter name -> value (all of the table's names).
     n_bodies

@@ -1,7 +1,7 @@
 """The tunable parameters of a model (the FMU's parameters) and their validation.
 
 Names, FMI types, SI units, defaults from the resolved configuration, FMI ``min``/``max``,
-choices and checks that turn a bad value into a :class:`~hydrofmu.errors.ConfigError` naming
+choices and checks that turn a bad value into a :class:`~hydrofmu.runtime.errors.ConfigError` naming
 it and the fix. :func:`validate_parameters` is the one place where parameter values are
 checked (each entry's check, then the cross-conditions :data:`CROSS_CHECKS`); the simulator
 receives validated values.
@@ -54,7 +54,7 @@ class ParameterSpec:
         the parameter and the fix; ``None``: the type, bounds and choices only.
     tunable
         The model honours a change between steps (FMI ``variability="tunable"``; the part
-        that owns it takes it through :meth:`~hydrofmu.parts.Part.set_parameter`);
+        that owns it takes it through :meth:`~hydrofmu.runtime.parts.part.Part.set_parameter`);
         ``False``: ``fixed``, refused after initialization.
     """
 
@@ -124,7 +124,7 @@ def _gamma(name: str, value: Any) -> float:
 def model_parameter_specs(bodies: list[HydroData],
                           config: dict[str, Any]) -> list[ParameterSpec]:
     """The model's own FMU parameters with their defaults from the configuration (the
-    parts' follow them in :func:`hydrofmu.layout.parameter_table`).
+    parts' follow them in :func:`hydrofmu.runtime.simulator.layout.parameter_table`).
 
     Parameters
     ----------
@@ -301,7 +301,8 @@ def validate_parameters(
     overrides: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The validated values of every parameter of ``table`` (the model's parameter table,
-    :func:`hydrofmu.layout.parameter_table`): defaults, then ``overrides`` by name.
+    :func:`hydrofmu.runtime.simulator.layout.parameter_table`): defaults, then ``overrides`` by
+    name.
 
     Raises
     ------

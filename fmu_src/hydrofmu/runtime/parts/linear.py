@@ -1,8 +1,8 @@
-"""The linear declarations a part may make (:mod:`hydrofmu.parts`): its force and states
-(:class:`LinearSystem`), its force terms that are ramped sinusoids of time
+"""The linear declarations a part may make (:mod:`hydrofmu.runtime.parts.part`): its force and
+states (:class:`LinearSystem`), its force terms that are ramped sinusoids of time
 (:class:`SinusoidalForcing`) and its extra outputs (:class:`LinearOutputs`). The simulator
-assembles them into the linear model (:mod:`hydrofmu.linear_model`) and its output map
-(:mod:`hydrofmu.outputs`).
+assembles them into the linear model (:mod:`hydrofmu.runtime.linear.model`) and its output map
+(:mod:`hydrofmu.runtime.simulator.outputs`).
 
 Run-time module: numpy and the standard library only.
 """

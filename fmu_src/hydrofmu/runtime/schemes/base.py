@@ -1,4 +1,4 @@
-"""The time-scheme interface shared by every integrator of :mod:`hydrofmu.schemes`.
+"""The time-scheme interface shared by every integrator of :mod:`hydrofmu.runtime.schemes`.
 
 A scheme advances ``y' = f(t, y)`` by one internal step, ``scheme.step(f, t, y, h)``.
 It may call ``f`` as often as it likes: forces with memory keep it in the state or in a
@@ -24,7 +24,7 @@ from ..errors import IntegrationError
 
 RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
 
-#: A step whose state grows past this many times max(1, |y|) in one step diverges.
+#: A step whose state grows past this many times ``max(1, |y|)`` in one step diverges.
 GROWTH_LIMIT = 1.0e6
 
 #: Advice appended to every divergence message.

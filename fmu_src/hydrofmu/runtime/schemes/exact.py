@@ -3,18 +3,19 @@
 When every part of the model declares a linear form (state-space radiation, hydrostatics,
 linear damping, linear moorings, linear PTOs, the PTO inputs, joints, the internal wave's
 excitation), the simulator's state ``y = [q_r, v_r, x...]`` obeys the linear
-time-invariant system assembled by :mod:`hydrofmu.linear_model`::
+time-invariant system assembled by :mod:`hydrofmu.runtime.linear.model`::
 
     y' = F y + G u + c + E w(t),   w(t) = ramp(t - t0) Re(sum_k c_k e^{i w_k t})
 
-and a communication step from ``t`` to ``t + h``, of any length, is (:mod:`hydrofmu.lti`)::
+and a communication step from ``t`` to ``t + h``, of any length, is
+(:mod:`hydrofmu.runtime.linear.lti`)::
 
     y(t + h) = y_p(t + h) + e^{F h} (y(t) - y_p(t)) + Gamma_0 [u; 1]
 
 with ``Gamma_0 = int_0^h e^{F s} ds [G, c]`` and ``y_p`` the particular solution of the
 sinusoids (the half-cosine ramp is itself a sum of three sinusoids per component on the
-ramp interval, :func:`~hydrofmu.lti.ramped_components`; the step is split where the ramp
-ends). No truncation error: the result is the same whatever the communication step, to
+ramp interval, :func:`~hydrofmu.runtime.linear.lti.ramped_components`; the step is split where the
+ramp ends). No truncation error: the result is the same whatever the communication step, to
 round-off, and there are no internal steps (``max_internal_step`` is not used by it).
 
 Inputs are held constant over the communication step (zero-order hold): FMI 2.0
@@ -31,7 +32,7 @@ sinusoids' phasors at the step's end (k complex exponentials and a k x N product
 
 A model with a nonlinear part, a convolution radiation, the elevation-input wave or an
 added mass off the left side is refused when the simulator is built (a
-:class:`~hydrofmu.errors.ConfigError` naming each part and its fix; inside the FMU at
+:class:`~hydrofmu.runtime.errors.ConfigError` naming each part and its fix; inside the FMU at
 ``fmi2ExitInitializationMode``).
 
 Run-time module: numpy and the standard library only.

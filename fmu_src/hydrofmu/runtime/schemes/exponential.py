@@ -1,7 +1,7 @@
 """``etdrk4``: an exponential Runge-Kutta scheme, the linear part exact, the rest by stages.
 
 The simulator's right-hand side is split as ``y' = F y + g(t, y)`` with ``F`` the linear
-part its parts declare (:mod:`hydrofmu.linear_model`: state-space radiation, hydrostatics,
+part its parts declare (:mod:`hydrofmu.runtime.linear.model`: state-space radiation, hydrostatics,
 linear damping, moorings and PTOs, constraints and the left-side mass) and
 ``g = f - F y`` the rest: the nonlinear forces (quadratic drag, catenary and dynamic
 moorings), the wave excitation, the inputs and constants. The stages (Krogstad, J. Comput.

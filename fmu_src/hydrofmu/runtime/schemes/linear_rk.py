@@ -6,11 +6,11 @@ tableau ``(A, b, c)`` is linear in ``y`` and in the forcing at the stage times::
     y_{j+1} = R y_j + sum_i W_i f(t_j + c_i h)
 
 (:func:`stage_maps`; for RK4 ``R = I + Z + Z^2/2 + Z^3/6 + Z^4/24``, ``Z = h J``). With the
-simulator's linear model ``f(t) = G u + c + E w(t)`` (:mod:`hydrofmu.linear_model`), the
+simulator's linear model ``f(t) = G u + c + E w(t)`` (:mod:`hydrofmu.runtime.linear.model`), the
 held input gives ``S = (sum_i W_i) [G, c]`` per step, and a sinusoid ``Re(F_k e^{i w t})``
 has the *discrete* particular solution ``Y_k = (e^{i w h} I - R)^{-1} sum_i e^{i w c_i h}
 W_i F_k``: the deviation from it obeys ``d_{j+1} = R d_j + S [u; 1]``, so ``m`` internal
-steps are ``P = R^m``, ``Q = sum_{i<m} R^i S`` (:mod:`hydrofmu.linear_stepper`). This is the
+steps are ``P = R^m``, ``Q = sum_{i<m} R^i S`` (:mod:`hydrofmu.runtime.linear.stepper`). This is the
 same scheme, to round-off, as its stagewise steps (``4 m`` evaluations of the part sum for
 RK4), at the cost of one product per communication step.
 

@@ -46,7 +46,7 @@ class ExplicitRungeKutta(TimeScheme):
 
     def bind(self, model: Any) -> None:
         """On a simulator whose model is linear, step whole communication intervals by the
-        scheme's own linear map (:mod:`hydrofmu.schemes.linear_rk`; equal to the stagewise
+        scheme's own linear map (:mod:`hydrofmu.runtime.schemes.linear_rk`; equal to the stagewise
         steps to round-off); else the simulator's stagewise internal steps."""
         fused = LinearRungeKutta.build(self, model)
         self.advance = None if fused is None else fused.advance

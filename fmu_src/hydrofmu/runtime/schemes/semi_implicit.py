@@ -84,7 +84,7 @@ class SemiImplicit(CarriedDerivative):
             raise ValueError(f"substeps must be an integer >= 1, got {substeps!r}")
         super().__init__()
         self.substeps = substeps
-        #: Last step's |g - z| / max(|g|, tiny) before the final iteration (diagnostics).
+        #: Last step's ``|g - z| / max(|g|, tiny)`` before the final iteration (diagnostics).
         self.last_residual = 0.0
 
     @property

@@ -109,7 +109,7 @@ def assemble_constraints(
         Free DOFs of the bodies' ``dofs``, shape (n,).
     parts
         The model's parts; those with a ``constraint_rows()`` method (the joints,
-        :mod:`hydrofmu.forces.joints`) add rows ``G`` of ``G q = 0`` and get their
+        :mod:`hydrofmu.runtime.forces.joints`) add rows ``G`` of ``G q = 0`` and get their
         ``row_slice`` in the stacked rows (fixed DOFs first, then the joints in order).
 
     Returns

@@ -2,7 +2,7 @@
 units and direct dependencies, and the added-mass treatments of the left side.
 
 Per body the outputs are ``pose``, ``velocity``, ``acceleration``, ``F_added_mass``, the
-force channels (:data:`~hydrofmu.forces.catalog.BODY_CHANNELS`, then any new channel a
+force channels (:data:`~hydrofmu.runtime.forces.catalog.BODY_CHANNELS`, then any new channel a
 part declares) and ``F_constraint``, 6 components each; then every part's own outputs.
 The inputs are the parts' inputs in part order.
 
@@ -57,9 +57,11 @@ def part_specs(config: dict[str, Any],
 
 def parameter_table(bodies: list[HydroData], config: dict[str, Any],
                     parts: Sequence[PartSpec] = ()) -> list[ParameterSpec]:
-    """The FMU parameters of a model: the model's own (:func:`~hydrofmu.parameters.
-    model_parameter_specs`), then every configured part's and every extra part's
-    :meth:`~hydrofmu.parts.Part.parameter_specs`, with defaults from the configuration."""
+    """The FMU parameters of a model: the model's own
+    (:func:`~hydrofmu.runtime.parameters.table.model_parameter_specs`), then every
+    configured part's and every extra part's
+    :meth:`~hydrofmu.runtime.parts.part.Part.parameter_specs`, with defaults from the
+    configuration."""
     table = model_parameter_specs(bodies, config)
     for cls, options in part_specs(config, parts):
         table.extend(cls.parameter_specs(bodies, config, options))
@@ -108,7 +110,8 @@ def output_table(bodies: list[HydroData], config: dict[str, Any],
 
 def build_parts(specs: Sequence[tuple[type[Part], dict[str, Any]]], *, n_outputs: int,
                 info: dict[str, Any]) -> list[Part]:
-    """Build the parts of ``specs`` in order, each with its :class:`~hydrofmu.parts.ModelInfo`
+    """Build the parts of ``specs`` in order, each with its
+    :class:`~hydrofmu.runtime.parts.part.ModelInfo`
     (``info`` plus its options) and its slices of the FMU inputs, of the parts' states
     (from 0: the simulator shifts them past the body coordinates) and of the outputs
     (after the ``n_outputs`` body outputs)."""

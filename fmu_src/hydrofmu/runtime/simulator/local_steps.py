@@ -2,13 +2,13 @@
 
 The bodies' states, with the states of the parts that have no stable step of their own
 (e.g. a state-space radiation), form one part of the partition, evaluated together; each
-part with its own stable step (:meth:`~hydrofmu.parts.Part.stable_step`, e.g. the lines
+part with its own stable step (:meth:`~hydrofmu.runtime.parts.part.Part.stable_step`, e.g. the lines
 of a MoorDyn file) is another. ``schemes/local.py`` describes the protocol.
 
 The bodies' own stable step is their shortest natural period over
 :data:`BODY_STEPS_PER_PERIOD`, from the parts' stiffness
-(:meth:`~hydrofmu.parts.Part.stiffness_estimate`, else the ``K`` of
-:meth:`~hydrofmu.parts.Part.linear_matrices`) and the left-side mass.
+(:meth:`~hydrofmu.runtime.parts.part.Part.stiffness_estimate`, else the ``K`` of
+:meth:`~hydrofmu.runtime.parts.part.Part.linear_matrices`) and the left-side mass.
 
 Run-time module: numpy and the standard library only.
 """
@@ -112,9 +112,9 @@ class StatePartition:
 
     @classmethod
     def build(cls, sim: Any) -> StatePartition | None:
-        """The partition of a :class:`~hydrofmu.system.Simulator` (its parts, constraints
-        and left-side mass), reported in ``sim.report``; ``None`` when no part has its own
-        stable step (the schemes then see a plain ``f(t, y)``)."""
+        """The partition of a :class:`~hydrofmu.runtime.simulator.simulator.Simulator` (its
+        parts, constraints and left-side mass), reported in ``sim.report``; ``None`` when no
+        part has its own stable step (the schemes then see a plain ``f(t, y)``)."""
         stateful = [p for p in sim.parts if p.n_states]
         if not any(p.stable_step() is not None for p in stateful):
             return None
@@ -130,8 +130,8 @@ class StatePartition:
         When the bodies' part is due, the whole ``rhs`` is evaluated (the forces of the
         parts with their own step need the evaluation of their states anyway; a part
         caches it, see ``forces/moordyn_mooring.py``); otherwise only the due parts'
-        :meth:`~hydrofmu.parts.Part.derivative`, with the context of ``rhs`` (``expand``
-        maps the reduced state to ``(q, v)``; ``t_grid`` the newest history time, s).
+        :meth:`~hydrofmu.runtime.parts.part.Part.derivative`, with the context of ``rhs``
+        (``expand`` maps the reduced state to ``(q, v)``; ``t_grid`` the newest history time, s).
         """
         n_body, own = self.n_body, self.own
 

@@ -1,10 +1,10 @@
 """The simulator's outputs: assembled from the parts' forces, or by the linear output map.
 
 The outputs at a time are, per body, ``q``, ``v``, ``q''``, the added-mass force, every force
-channel and the constraint force (:func:`~hydrofmu.layout.body_outputs`), then every part's
-extra outputs. :func:`general_outputs` asks each part for its force and outputs.
+channel and the constraint force (:func:`~hydrofmu.runtime.simulator.layout.body_outputs`), then
+every part's extra outputs. :func:`general_outputs` asks each part for its force and outputs.
 
-When every part declares its linear form (:mod:`hydrofmu.linear_model`), the added mass is
+When every part declares its linear form (:mod:`hydrofmu.runtime.linear.model`), the added mass is
 all on the left side and no local time step runs, all of it is one affine map of
 ``z = [y, u, 1]`` plus the ramped sinusoids (:class:`OutputMap`)::
 
@@ -12,8 +12,8 @@ all on the left side and no local time step runs, all of it is one affine map of
 
 assembled once from the same declarations (forces per channel, the acceleration through
 the factorised left side, ``-A q''``, the reaction ``P (L q'' - F)``) and placed by
-:func:`~hydrofmu.layout.body_outputs` itself. Parts whose extra outputs are not declared
-linear (a PTO's power, a joint's reaction) are still asked, on top of the map. The map is
+:func:`~hydrofmu.runtime.simulator.layout.body_outputs` itself. Parts whose extra outputs are not
+declared linear (a PTO's power, a joint's reaction) are still asked, on top of the map. The map is
 checked against :func:`general_outputs` when it is built (a seeded random state, inputs
 and two times, one on the ramp); a disagreement beyond round-off keeps the general
 assembly and says so in the simulator's warnings.

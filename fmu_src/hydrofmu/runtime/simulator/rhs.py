@@ -4,10 +4,10 @@ linear form when every part declares itself linear.
 The state is ``y = [q_r, v_r, x_1, x_2...]`` (reduced coordinates ``q = T q_r``, then every
 stateful part's states). The general form (:func:`part_sum_rhs`) asks each part for its
 force and derivative at every stage. When every active part is linear (its force is
-``f0 - K q - C v``, :meth:`~hydrofmu.parts.Part.linear_matrices`; or its states and force
-are ``x' = A x + B v``, ``F = F_x x + F_v v``, :func:`state_matrices` from
-:meth:`~hydrofmu.parts.Part.linear_system`)
-or a pure forcing (:attr:`~hydrofmu.parts.Part.forcing`: its force depends on time, the
+``f0 - K q - C v``, :meth:`~hydrofmu.runtime.parts.part.Part.linear_matrices`; or its states and
+force are ``x' = A x + B v``, ``F = F_x x + F_v v``, :func:`state_matrices` from
+:meth:`~hydrofmu.runtime.parts.part.Part.linear_system`)
+or a pure forcing (:attr:`~hydrofmu.runtime.parts.part.Part.forcing`: its force depends on time, the
 inputs and its memory only), the same right-hand side is
 
     y' = J y + E g(t),    g(t) = f0 + sum of the forcing parts' forces - lagged added mass,
@@ -32,7 +32,8 @@ RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
 
 
 def state_matrices(part: Part, n: int) -> tuple[NDArray[np.float64], ...] | None:
-    """``(A, B, F_x, F_v)`` of a part with states whose :meth:`~hydrofmu.parts.Part.linear_system`
+    """``(A, B, F_x, F_v)`` of a part with states whose
+    :meth:`~hydrofmu.runtime.parts.part.Part.linear_system`
     is exactly ``x' = A x + B v``, ``F = F_x x + F_v v``: shapes (ns, ns), (ns, n), (n, ns),
     (n, n) for ``n`` body DOFs. ``None`` when the part is not linear, or when its form also
     has q, input or constant terms (such a part stays with the part sum)."""

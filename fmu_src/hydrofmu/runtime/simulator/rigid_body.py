@@ -86,7 +86,7 @@ SDF_DOF_LETTERS: str = "xyzpqr"
 #: (``xx``, ``xy``, ... ``rr``), row by row of the upper triangle.
 ADDED_MASS_TERMS: tuple[str, ...] = tuple(
     SDF_DOF_LETTERS[i] + SDF_DOF_LETTERS[j] for i in range(6) for j in range(i, 6))
-#: Relative tolerances of the added-mass checks: symmetry (|M - M^T| against max |M|),
+#: Relative tolerances of the added-mass checks: symmetry (``|M - M^T|`` against ``max |M|``),
 #: and the smallest eigenvalue accepted as zero (against the largest): float round-off of
 #: numbers typed in a configuration file with ~10 significant digits.
 SYMMETRY_RTOL: float = 1e-9

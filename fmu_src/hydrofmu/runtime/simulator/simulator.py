@@ -60,10 +60,10 @@ class Simulator(Tunable, ModelInterface):
     bodies
         Hydrodynamic data, one per body, in the order of ``config["bodies"]``.
     config
-        Resolved configuration (:func:`hydrofmu.config.resolve` writes it).
+        Resolved configuration (:func:`hydrofmu.config.configuration.resolve` writes it).
     parameters
         FMU parameter values overriding the configuration's defaults, by name (see
-        :func:`~hydrofmu.layout.parameter_table`); validated there.
+        :func:`~hydrofmu.runtime.simulator.layout.parameter_table`); validated there.
     parts
         Extra part classes (or ``(class, options)`` pairs) after the configured ones.
     """

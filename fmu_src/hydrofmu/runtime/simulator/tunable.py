@@ -1,7 +1,7 @@
 """Tunable parameters: a change between steps, validated by the parameter table and taken
-by the parts that use it (:meth:`hydrofmu.parts.Part.set_parameter`).
+by the parts that use it (:meth:`hydrofmu.runtime.parts.part.Part.set_parameter`).
 
-A parameter is tunable when its :class:`~hydrofmu.parameters.ParameterSpec` says
+A parameter is tunable when its :class:`~hydrofmu.runtime.parameters.table.ParameterSpec` says
 ``tunable=True`` (the FMU declares it ``variability="tunable"``); every other one is
 ``fixed`` and refused after initialization.
 
@@ -18,7 +18,7 @@ from .layout import parameter_table
 
 
 class Tunable:
-    """Mixin of :class:`~hydrofmu.system.Simulator`: :meth:`set_parameter`.
+    """Mixin of :class:`~hydrofmu.runtime.simulator.simulator.Simulator`: :meth:`set_parameter`.
 
     Uses the simulator's ``bodies``, ``config``, ``extra_parts``, ``parameters`` (the
     validated values, updated here) and ``parts``.

@@ -2,7 +2,7 @@
 elevation of a sum of components, and the small argument checks.
 
 Run-time module: numpy and the standard library only, project imports relative.
-Conventions: see :mod:`hydrofmu.waves`.
+Conventions: see :mod:`hydrofmu.runtime.waves.models`.
 """
 
 from __future__ import annotations
