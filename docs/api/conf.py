@@ -81,6 +81,21 @@ def _restore_attribute_docstring(app, what, name, obj, options, lines) -> None:
 _BY_LAST_NAME: dict[int, dict[str, list[str]]] = {}
 
 
+def _top_level_target(target: str) -> str | None:
+    """``hydrofmu.Model.simulate`` -> ``hydrofmu.api.model.Model.simulate``: a name of the
+    top-level API, written as users write it, resolved to where it is documented."""
+    import hydrofmu
+
+    parts = target.split(".")
+    if len(parts) < 2 or parts[0] != "hydrofmu" or parts[1] not in hydrofmu.__all__:
+        return None
+    obj = getattr(hydrofmu, parts[1])
+    module = getattr(obj, "__module__", None)
+    if module is None:
+        return None
+    return ".".join([module, obj.__qualname__, *parts[2:]])
+
+
 def _resolve_short_name(app, env, node, contnode):
     """Link ``:class:`ConfigError``` written in a module that imports it from elsewhere.
 
@@ -91,9 +106,14 @@ def _resolve_short_name(app, env, node, contnode):
     if node.get("refdomain") != "py":
         return None
     target = node["reftarget"].lstrip(".~")
+    domain = env.get_domain("py")
+    top = _top_level_target(target)
+    if top is not None and top in domain.objects:
+        entry = domain.objects[top]
+        return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id,
+                            contnode, top)
     if not target or target.startswith("hydrofmu."):
         return None
-    domain = env.get_domain("py")
     by_last = _BY_LAST_NAME.get(len(domain.objects))
     if by_last is None:  # the objects by their last name, once per build
         by_last = {}

@@ -1,10 +1,11 @@
 """The ``[simulation]`` times that ``run`` and ``build`` use, checked before any work.
 
-``hydrofmu check``, ``build`` and ``run`` (and :func:`hydrofmu.config.load_config`) refuse
-a stop time that is not after the start time, an output interval that is not positive or
-longer than the run, and an output interval that needs more internal steps per call than
-``max_internal_steps_per_call`` allows; each message names the TOML key (or the command-line
-option that set the value) and says what to change. Build time only.
+``hydrofmu check``, ``build`` and ``run`` (and
+:func:`hydrofmu.config.configuration.load_config`) refuse a stop time that is not after the
+start time, an output interval that is not positive or longer than the run, and an output
+interval that needs more internal steps per call than ``max_internal_steps_per_call``
+allows; each message names the TOML key (or the command-line option that set the value)
+and says what to change. Build time only.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Drive a built FMU with fmpy, write the results as CSV (build-time side; the plot is
-:mod:`hydrofmu.plots`)."""
+:mod:`hydrofmu.cosim.plots`)."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ it:
 
 Every callback first checks itself against the FMI 2.0 state machine of
 :mod:`hydrofmu.runtime.fmi.state_machine` (one table); a ``do_step`` checks its time
-arguments and its work against :mod:`hydrofmu.runtime.simulator.work_limits`;
+arguments and its work against :mod:`hydrofmu.runtime.parameters.work_limits`;
 ``exit_initialization_mode`` checks the parameter values with
 :mod:`hydrofmu.runtime.parameters.checks`; ``_set_fmu_state`` checks the blob against
 :mod:`hydrofmu.runtime.fmi.state_schema` before replacing anything. Statuses: a call out of the
