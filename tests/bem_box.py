@@ -5,8 +5,10 @@ origin, so that every DOF is coupled to the others (sway-roll-yaw included) and 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import math
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,6 +41,7 @@ def box_file() -> Path:
     import capytaine as cpt
 
     folder = Path(tempfile.mkdtemp(prefix="hydrofmu_box_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     mesh = (cpt.mesh_parallelepiped(size=(4.0, 2.0, 2.0), center=(0.0, 0.0, 0.0),
                                     faces_max_radius=0.5)
             .rotated_z(YAW).translated((CENTRE[0], CENTRE[1], 0.0)))

@@ -93,7 +93,6 @@ def test_yaw_alone_in_oblique_waves() -> None:
     assert abs(last[5] / ref[5] - 1.0) < 1e-4
 
 
-@pytest.mark.slow
 def test_default_sphere_beam_seas_with_radiation_memory() -> None:
     """The default sphere (data at 0 and 90 deg) in beam seas, radiation by convolution:
     sway, heave and roll against ``physics_helpers.rao`` at 90 deg: amplitude 0.5 %, phase

@@ -61,7 +61,6 @@ def test_rotated_body_force_and_moment_agree_with_moordyn(tmp_path: Path) -> Non
         assert ours[f"FairTen{k}"][-1] == pytest.approx(md[f"FairTen{k}"][-1], rel=1e-3)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("dof", "amplitude", "period"), [(3, 8.0, 7.0), (4, 6.0, 9.0),
                                                           (5, 30.0, 11.0)])
 def test_rotating_body_tensions_follow_moordyn(tmp_path: Path, dof: int, amplitude: float,
