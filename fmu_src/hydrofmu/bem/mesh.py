@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..runtime.errors import HydroDataError, require
 from .spec import BEMSpec
+
+SUFFIX_FORMATS = {".msh": "gmsh"}
+"""Mesh-file formats given to Capytaine for a suffix it does not pass on correctly."""
 
 
 def mesh_size(spec: BEMSpec) -> dict[str, Any]:
@@ -81,8 +85,10 @@ def make_mesh(spec: BEMSpec) -> Any:
     cpt = require("capytaine", "bem")
     body = spec.body
     if "mesh" in body:
+        # Capytaine hands a ``.msh`` file to meshio as format "msh", which meshio calls "gmsh".
+        fmt = body.get("format") or SUFFIX_FORMATS.get(Path(body["mesh"]).suffix.lower())
         try:
-            mesh = cpt.load_mesh(str(body["mesh"]), file_format=body.get("format"))
+            mesh = cpt.load_mesh(str(body["mesh"]), file_format=fmt)
         except Exception as exc:  # Capytaine/meshio raise many kinds
             raise HydroDataError(
                 f"cannot read the mesh '{body['mesh']}': {exc}; give its format with "

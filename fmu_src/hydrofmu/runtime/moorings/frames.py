@@ -12,17 +12,33 @@ Array = NDArray[np.float64]
 
 
 def rotation(angles: Array) -> Array:
-    """``Rz(yaw) Ry(pitch) Rx(roll)``, shape (3, 3), from roll, pitch, yaw in rad."""
+    """``Rx(roll) Ry(pitch) Rz(yaw)``, shape (3, 3), from roll, pitch, yaw in rad.
+
+    MoorDyn-C's convention for a body's angles (``RotXYZ``, intrinsic x-y'-z''): a body
+    file pose, a replay's motion and the FMU body's pose mean what they mean to MoorDyn
+    (the same to first order as z-y'-x'' for the linear model's small rotations).
+    """
     cr, sr = math.cos(angles[0]), math.sin(angles[0])
     cp, sp = math.cos(angles[1]), math.sin(angles[1])
     cy, sy = math.cos(angles[2]), math.sin(angles[2])
     return np.array(
         [
-            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr],
+            [cp * cy, -cp * sy, sp],
+            [sr * sp * cy + cr * sy, cr * cy - sr * sp * sy, -sr * cp],
+            [sr * sy - cr * sp * cy, cr * sp * sy + sr * cy, cr * cp],
         ]
     )
+
+
+def angular_velocity(angles: Array, rates: Array) -> Array:
+    """Global angular velocity, rad/s, of the :func:`rotation` angles changing at ``rates``.
+
+    ``w = roll' e_x + pitch' Rx e_y + yaw' Rx Ry e_z``.
+    """
+    cr, sr = math.cos(angles[0]), math.sin(angles[0])
+    cp, sp = math.cos(angles[1]), math.sin(angles[1])
+    return (rates[0] * np.array([1.0, 0.0, 0.0]) + rates[1] * np.array([0.0, cr, sr])
+            + rates[2] * np.array([sp, -sr * cp, cr * cp]))
 
 
 def cross(a: Array, b: Array) -> Array:

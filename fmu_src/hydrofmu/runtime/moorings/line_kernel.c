@@ -80,14 +80,14 @@ static void morison_drag(double *f, const double *v, const double *q, double cn,
     for (k = 0; k < 3; k++) f[k] -= sp * vpar[k];
 }
 
-/* Rz(yaw) Ry(pitch) Rx(roll), as hydrofmu.moorings.frames.rotation. */
+/* Rx(roll) Ry(pitch) Rz(yaw) (MoorDyn-C's RotXYZ), as hydrofmu.moorings.frames.rotation. */
 static void rotation(const double *ang, double R[9]) {
     double cr = cos(ang[0]), sr = sin(ang[0]);
     double cp = cos(ang[1]), sp = sin(ang[1]);
     double cy = cos(ang[2]), sy = sin(ang[2]);
-    R[0] = cy * cp; R[1] = cy * sp * sr - sy * cr; R[2] = cy * sp * cr + sy * sr;
-    R[3] = sy * cp; R[4] = sy * sp * sr + cy * cr; R[5] = sy * sp * cr - cy * sr;
-    R[6] = -sp;     R[7] = cp * sr;                R[8] = cp * cr;
+    R[0] = cp * cy;                R[1] = -cp * sy;               R[2] = sp;
+    R[3] = sr * sp * cy + cr * sy; R[4] = cr * cy - sr * sp * sy; R[5] = -sr * cp;
+    R[6] = sr * sy - cr * sp * cy; R[7] = cr * sp * sy + sr * cy; R[8] = cr * cp;
 }
 
 static void point_kinematics(const hf_lines *L, const double *x, const double *cp,
@@ -381,10 +381,11 @@ static void motion_at(const hf_motion *M, double tq, double *pos, double *vel) {
     for (nb = 0; nb < M->n_bodies; nb++) {
         const double *ang = pos + 6 * nb + 3;
         double *w = vel + 6 * nb + 3, r0 = w[0], r1 = w[1], r2 = w[2];
-        double cy = cos(ang[2]), sy = sin(ang[2]), cp = cos(ang[1]), sp = sin(ang[1]);
-        w[0] = r0 * (cy * cp) + r1 * -sy + r2 * 0.0;
-        w[1] = r0 * (sy * cp) + r1 * cy + r2 * 0.0;
-        w[2] = r0 * -sp + r1 * 0.0 + r2 * 1.0;
+        /* as hydrofmu.moorings.frames.angular_velocity */
+        double cr = cos(ang[0]), sr = sin(ang[0]), cp = cos(ang[1]), sp = sin(ang[1]);
+        w[0] = r0 + r2 * sp;
+        w[1] = r1 * cr - r2 * sr * cp;
+        w[2] = r1 * sr + r2 * cr * cp;
     }
 }
 

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from ..errors import InputError
 from .equilibrium import initial_state
+from .frames import angular_velocity
 from .kernel_stepper import CompiledSteps
 from .lines import LineSystem
 from .moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
@@ -138,15 +139,6 @@ def read_motion(path: str | Path, model: MoorDynModel) -> tuple[Array, Array]:
     return t, data[:, [header.index(c) for c in need]]
 
 
-def _angular_velocity(angles: Array, rates: Array) -> Array:
-    """Global angular velocity, rad/s, of roll-pitch-yaw ``angles`` changing at ``rates``."""
-    _, p, y = angles
-    cy, sy, cp, sp = math.cos(y), math.sin(y), math.cos(p), math.sin(p)
-    ex = np.array([cy * cp, sy * cp, -sp])  # Rz Ry e_x
-    ey = np.array([-sy, cy, 0.0])  # Rz e_y
-    return rates[0] * ex + rates[1] * ey + rates[2] * np.array([0.0, 0.0, 1.0])
-
-
 class Replay:
     """Drive a :class:`LineSystem` through a prescribed motion.
 
@@ -177,7 +169,7 @@ class Replay:
         pos, vel = self.motion(t)
         for sl in self._body_slices:
             vel = vel.copy()
-            vel[sl][3:] = _angular_velocity(pos[sl][3:], vel[sl][3:])
+            vel[sl][3:] = angular_velocity(pos[sl][3:], vel[sl][3:])
         return pos, vel
 
     def channels(self, ev: dict) -> list[float]:

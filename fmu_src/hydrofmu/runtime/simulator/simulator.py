@@ -155,6 +155,10 @@ class Simulator(Tunable, ModelInterface):
             m = part.left_mass()
             if m is not None:
                 extra_mass += m
+        # A BEM added mass is symmetric only to its discretisation error (the data checks
+        # warn above 0.1 %); the left side's Cholesky factor would read its lower triangle
+        # alone. Its symmetric part is the nearest symmetric matrix: use that, everywhere.
+        added = 0.5 * (added + added.T)
         self.added = added
         left = added_mass_split(added, self.added_mass_method, self.adj_mass_factor)
         self.added_left = left
