@@ -71,7 +71,7 @@ STEPS = {{"simulator": 0}}
 # package is in sys.modules), wrapped once per process.
 def _count_simulator_steps():
     mods = [m for n, m in sys.modules.items() if n.startswith("_hydrofmu_")
-            and n.endswith(".system")]
+            and n.endswith(".simulator.simulator")]
     assert len(mods) == 1, sorted(n for n in sys.modules if n.startswith("_hydrofmu_"))
     cls = mods[0].Simulator
     if not getattr(cls.step, "counted", False):

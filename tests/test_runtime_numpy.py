@@ -46,7 +46,7 @@ def test_bundled_code_imports_only_numpy_and_the_standard_library(built_fmu: Pat
     found: dict[str, set[str]] = {}
     with zipfile.ZipFile(built_fmu) as z:
         sources = [n for n in z.namelist() if n.endswith(".py")]
-        assert any(n.endswith("system.py") for n in sources), sources
+        assert any(n.endswith("simulator/simulator.py") for n in sources), sources
         # The bundled package itself (``resources/_hydrofmu_<hash>/``), imported by the
         # generated slave module.
         bundled = {n.split("/")[1] for n in sources
