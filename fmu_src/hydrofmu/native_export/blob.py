@@ -115,8 +115,8 @@ def write_blob(model: NativeModel) -> bytes:
     out += [_f64(model.c, (p, nz)),
             np.asarray(model.h_rows, dtype="<u4").tobytes(),
             _f64(model.h.real, (r, k)), _f64(model.h.imag, (r, k))]
-    for i, j, l, coef in model.products:
-        out.append(struct.pack("<IIId", i, j, l, coef))
+    for i, j, k2, coef in model.products:
+        out.append(struct.pack("<IIId", i, j, k2, coef))
     out.append(np.asarray(model.real_parameters, dtype="<f8").tobytes())
     out.append(np.asarray(model.int_parameters, dtype="<i4").tobytes())
     out += [_text(s) for s in model.str_parameters]
