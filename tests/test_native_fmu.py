@@ -23,8 +23,9 @@ import pytest
 from fmpy.validation import validate_fmu
 
 import hydrofmu
-from hydrofmu.config import default_config, default_config_data, resolve
-from hydrofmu.errors import ExportError
+from hydrofmu.cli import main as cli_main
+from hydrofmu.config import default_config, default_config_data, load_config, resolve
+from hydrofmu.errors import ConfigError, ExportError
 from hydrofmu.native_export import build_native_fmu
 from test_exact_scheme import POSE, rm3_constant
 
@@ -283,3 +284,28 @@ def test_nonlinear_parts_are_refused_naming_them(folder: Path) -> None:
     assert "convolution" in text and "state_space" in text
     assert "viscous" in text or "drag" in text or "quadratic" in text, text
     assert not (folder / "Refused.fmu").exists()
+
+
+NATIVE_TOML = """
+[radiation]
+method = "state_space"
+[export]
+runtime = "{runtime}"
+[[bodies]]
+name = "body"
+hydro = "builtin:sphere"
+"""
+
+
+def test_cli_builds_native_from_the_toml(tmp_path: Path) -> None:
+    """``[export] runtime = "native"`` makes ``hydrofmu build`` write the native FMU (no
+    Python module, a linux64 binary of the runtime); an unknown runtime is refused."""
+    toml = tmp_path / "n.toml"
+    toml.write_text(NATIVE_TOML.format(runtime="native"))
+    out = tmp_path / "cli.fmu"
+    assert cli_main(["build", str(toml), "-o", str(out)]) == 0
+    names = zipfile.ZipFile(out).namelist()
+    assert "resources/model.bin" in names and not [n for n in names if n.endswith(".py")]
+    toml.write_text(NATIVE_TOML.format(runtime="c++"))
+    with pytest.raises(ConfigError, match=r"runtime = 'c\+\+': choose one of python, native"):
+        load_config(toml)

@@ -93,6 +93,13 @@ def _build(args: argparse.Namespace) -> int:
     _refuse_overwrite(out, args.force)
     _check_writable(out, "-o")
     bodies, cfg = load_config(args.config)
+    if args.native or cfg.get("export", {}).get("runtime") == "native":
+        from .native_export import build_native_fmu
+
+        path = build_native_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
+        _print_notes(cfg)
+        print(f"wrote {path} (native: no Python at run time)")
+        return 0
     path = build_fmu(
         bodies,
         cfg,
@@ -300,6 +307,12 @@ def make_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
         "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
+    )
+    b.add_argument(
+        "--native",
+        action="store_true",
+        help="build the native FMU: the linear model stepped in C, no Python at run time "
+        "(every part must be linear; as [export] runtime = \"native\")",
     )
     b.set_defaults(func=_build)
     c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
