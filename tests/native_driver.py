@@ -1,4 +1,4 @@
-"""Step an FMU with fmpy in a process where ``hydrofmu`` is NOT importable.
+"""Step an FMU (a .fmu file or an unpacked folder) with fmpy where hydrofmu is NOT importable.
 
 ``python -I native_driver.py <request.json>``: the request names the FMU, the input
 variable, its value at every step, the communication step and how many steps; the result
@@ -26,7 +26,8 @@ def main(request_path: str) -> None:
     outputs = [v for v in md.modelVariables if v.causality == "output"]
     vr_out = [v.valueReference for v in outputs]
     vr_in = {v.name: v.valueReference for v in md.modelVariables}[req["input"]]
-    unzip = extract(req["fmu"], unzipdir=req["tempdir"])
+    unzip = (req["fmu"] if Path(req["fmu"]).is_dir()
+             else extract(req["fmu"], unzipdir=req["tempdir"]))
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzip,
                     modelIdentifier=md.coSimulation.modelIdentifier, instanceName="a")
     fmu.instantiate()
