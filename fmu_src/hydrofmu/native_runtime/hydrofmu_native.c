@@ -152,6 +152,48 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
     if (!r.bad) md->guid = rd_string(&r);
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
+    if (!r.bad) { /* the states with a particular solution: the others stay out of the loop */
+        uint32_t q, s, cnt = 0;
+        md->act = (uint32_t *)calloc(md->n + 1, sizeof(uint32_t));
+        if (!md->act) r.bad = 1;
+        for (i = 0; i < md->n && !r.bad; i++) {
+            int used = 0;
+            for (q = 0; q < md->k && !used; q++) {
+                size_t at = (size_t)q * md->n + i;
+                used = md->xs_re[at] != 0.0 || md->xs_im[at] != 0.0;
+                for (s = 0; s < 3 && md->has_ramp && !used; s++)
+                    used = md->xr_re[s][at] != 0.0 || md->xr_im[s][at] != 0.0;
+            }
+            if (used) md->act[cnt++] = i;
+        }
+        md->nact = cnt;
+        for (s = 0; s < 8 && !r.bad; s++) {
+            const double *src = s == 0 ? md->xs_re : s == 1 ? md->xs_im
+                              : (md->has_ramp ? (s % 2 ? md->xr_im[(s - 2) / 2]
+                                                       : md->xr_re[(s - 2) / 2]) : NULL);
+            md->xc[s] = (double *)calloc((size_t)md->k * cnt + 1, sizeof(double));
+            if (!md->xc[s]) { r.bad = 1; break; }
+            for (q = 0; src && q < md->k; q++)
+                for (i = 0; i < cnt; i++)
+                    md->xc[s][(size_t)q * cnt + i] = src[(size_t)q * md->n + md->act[i]];
+        }
+    }
+    if (!r.bad) { /* the output map's nonzeros by row: most outputs read a few entries */
+        size_t nnz = 0, q, j;
+        for (q = 0; q < (size_t)md->nout * nz; q++) nnz += md->C[q] != 0.0;
+        md->c_ptr = (uint32_t *)calloc((size_t)md->nout + 1, sizeof(uint32_t));
+        md->c_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
+        md->c_val = (double *)calloc(nnz + 1, sizeof(double));
+        if (!md->c_ptr || !md->c_idx || !md->c_val) r.bad = 1;
+        for (i = 0, nnz = 0; i < md->nout && !r.bad; i++) {
+            md->c_ptr[i] = (uint32_t)nnz;
+            for (j = 0; j < nz; j++) {
+                double v = md->C[(size_t)i * nz + j];
+                if (v != 0.0) { md->c_idx[nnz] = (uint32_t)j; md->c_val[nnz] = v; nnz++; }
+            }
+        }
+        if (!r.bad) md->c_ptr[md->nout] = (uint32_t)nnz;
+    }
     if (r.bad || r.left != 0) {
         snprintf(err, err_size, "resources/model.bin is truncated or corrupt (%lu bytes); "
                  "rebuild the FMU with hydrofmu build --native", (unsigned long)size);
@@ -168,6 +210,9 @@ void hfn_model_free(hfn_model *md) {
                          &md->par_r};
     for (i = 0; i < sizeof arrays / sizeof arrays[0]; i++) { free(*arrays[i]); *arrays[i] = NULL; }
     for (i = 0; i < 3; i++) { free(md->xr_re[i]); free(md->xr_im[i]); md->xr_re[i] = md->xr_im[i] = NULL; }
+    free(md->c_ptr); free(md->c_idx); free(md->c_val); free(md->act); md->act = NULL;
+    for (i = 0; i < 8; i++) { free(md->xc[i]); md->xc[i] = NULL; }
+    md->c_ptr = md->c_idx = NULL; md->c_val = NULL;
     free(md->hrows); free(md->prod_i); free(md->prod_j); free(md->prod_l); free(md->par_i);
     if (md->par_s) for (i = 0; i < md->nps; i++) free(md->par_s[i]);
     free(md->par_s);
@@ -341,6 +386,7 @@ typedef struct {
     size_t size; /* doubles */
     double *time, *t0, *phase, *rot_count, *dirty, *start_set;
     double *x, *u, *out, *p_re, *p_im, *r; /* r: ramp phasor (re, im) */
+    double *xp_valid, *xp_seg, *xp; /* x_p at the current time, segment xp_seg, if valid */
     double *par_r;
 } dyn_view;
 
@@ -354,11 +400,12 @@ typedef struct {
     int32_t *par_i;
     char **par_s;
     /* work and caches (not state: functions of the model and the step length) */
-    double *w, *xp, *xp1, *xnew, *xtmp, *fused, *rot_re, *rot_im, *dwork;
+    double *w, *xp, *xp1, *xnew, *xtmp, *acc, *fused, *rot_re, *rot_im, *dwork;
     int *ipiv;
     double cache_h, cache_hq, rot_h, rot_ramp_re, rot_ramp_im;
     const double *cur_fused;
-    int in_call_error;
+    int end_seg;   /* the segment whose x_p the step left in xp1 ... */
+    double xp1_t;  /* ... at this time (NaN: none) */
 } instance;
 
 static void dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
@@ -372,12 +419,14 @@ static void dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     d->p_re = p; p += md->k;
     d->p_im = p; p += md->k;
     d->r = p; p += 2;
+    d->xp_valid = p++; d->xp_seg = p++;
+    d->xp = p; p += md->n;
     d->par_r = p; p += md->npr;
     d->size = (size_t)(p - block);
 }
 
 static size_t dyn_size(const hfn_model *md) {
-    return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + md->npr;
+    return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + md->npr;
 }
 
 static void logf_(instance *c, fmi2Status status, const char *category, const char *fmt, ...) {
@@ -421,20 +470,20 @@ static void phasors_at(instance *c, double t) {
 }
 
 /* x_p at the current phasors for segment seg (0: ramp, 1: steady) into xp. */
-static void particular(const instance *c, int seg, double *xp) {
+static void particular(instance *c, int seg, double *xp) {
     const hfn_model *md = &c->md;
     const double *pre = c->d.p_re, *pim = c->d.p_im;
-    uint32_t q, i, n = md->n;
-    for (i = 0; i < n; i++) xp[i] = 0.0;
+    uint32_t q, a, n = md->n, na = md->nact;
+    double *acc = c->acc; /* the active states' sums, contiguous */
+    for (a = 0; a < n; a++) xp[a] = 0.0;
+    for (a = 0; a < na; a++) acc[a] = 0.0;
     if (seg == 1 || !md->has_ramp) {
         for (q = 0; q < md->k; q++) {
-            const double *xr = md->xs_re + (size_t)q * n, *xi = md->xs_im + (size_t)q * n;
-            double a = pre[q], b = pim[q];
-            for (i = 0; i < n; i++) xp[i] += xr[i] * a - xi[i] * b;
+            const double *xr = md->xc[0] + (size_t)q * na, *xi = md->xc[1] + (size_t)q * na;
+            double re = pre[q], im = pim[q];
+            for (a = 0; a < na; a++) acc[a] += xr[a] * re - xi[a] * im;
         }
-        return;
-    }
-    {
+    } else {
         double rr = c->d.r[0], ri = c->d.r[1];
         for (q = 0; q < md->k; q++) {
             /* p, p r, p conj(r) */
@@ -444,12 +493,13 @@ static void particular(const instance *c, int seg, double *xp) {
             pr[1] = pre[q] * rr - pim[q] * ri; pi_[1] = pre[q] * ri + pim[q] * rr;
             pr[2] = pre[q] * rr + pim[q] * ri; pi_[2] = pim[q] * rr - pre[q] * ri;
             for (s = 0; s < 3; s++) {
-                const double *xr = md->xr_re[s] + (size_t)q * n;
-                const double *xi = md->xr_im[s] + (size_t)q * n;
-                for (i = 0; i < n; i++) xp[i] += xr[i] * pr[s] - xi[i] * pi_[s];
+                const double *xr = md->xc[2 + 2 * s] + (size_t)q * na;
+                const double *xi = md->xc[3 + 2 * s] + (size_t)q * na;
+                for (a = 0; a < na; a++) acc[a] += xr[a] * pr[s] - xi[a] * pi_[s];
             }
         }
     }
+    for (a = 0; a < na; a++) xp[md->act[a]] = acc[a];
 }
 
 static double ramp_factor(const instance *c, double t) {
@@ -467,17 +517,33 @@ static void compute_outputs(instance *c) {
     for (i = 0; i < md->m; i++) w[md->n + i] = c->d.u[i];
     w[nz - 1] = 1.0;
     for (i = 0; i < md->nout; i++) {
-        const double *row = md->C + (size_t)i * nz;
         double s = 0.0;
-        for (j = 0; j < nz; j++) s += row[j] * w[j];
+        for (j = md->c_ptr[i]; j < md->c_ptr[i + 1]; j++) s += md->c_val[j] * w[md->c_idx[j]];
         out[i] = s;
     }
     rf = ramp_factor(c, *c->d.time);
     if (rf != 0.0 && md->k) {
-        for (i = 0; i < md->nh; i++) {
-            const double *hr = md->h_re + (size_t)i * md->k, *hi = md->h_im + (size_t)i * md->k;
+        const double *pr = c->d.p_re, *pi_ = c->d.p_im;
+        uint32_t k = md->k;
+        for (i = 0; i + 4 <= md->nh; i += 4) { /* four independent sums */
+            const double *a = md->h_re + (size_t)i * k, *b = md->h_im + (size_t)i * k;
+            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+            for (q = 0; q < k; q++) {
+                double x = pr[q], y = pi_[q];
+                s0 += a[q] * x - b[q] * y;
+                s1 += a[k + q] * x - b[k + q] * y;
+                s2 += a[2 * k + q] * x - b[2 * k + q] * y;
+                s3 += a[3 * k + q] * x - b[3 * k + q] * y;
+            }
+            out[md->hrows[i]] += rf == 1.0 ? s0 : rf * s0;
+            out[md->hrows[i + 1]] += rf == 1.0 ? s1 : rf * s1;
+            out[md->hrows[i + 2]] += rf == 1.0 ? s2 : rf * s2;
+            out[md->hrows[i + 3]] += rf == 1.0 ? s3 : rf * s3;
+        }
+        for (; i < md->nh; i++) {
+            const double *hr = md->h_re + (size_t)i * k, *hi = md->h_im + (size_t)i * k;
             double s = 0.0;
-            for (q = 0; q < md->k; q++) s += hr[q] * c->d.p_re[q] - hi[q] * c->d.p_im[q];
+            for (q = 0; q < k; q++) s += hr[q] * pr[q] - hi[q] * pi_[q];
             out[md->hrows[i]] += rf == 1.0 ? s : rf * s;
         }
     }
@@ -515,7 +581,22 @@ static void propagate(instance *c, const double *x, const double *fused, const d
     for (i = 0; i < n; i++) w[i] = x[i] - xp0[i];
     for (i = 0; i < md->m; i++) w[n + i] = c->d.u[i];
     w[nz - 1] = 1.0;
-    for (i = 0; i < n; i++) {
+    /* Eight rows at a time: eight independent sums (each row's own order is kept). */
+    for (i = 0; i + 8 <= n; i += 8) {
+        const double *r = fused + (size_t)i * nz;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0, s7 = 0.0;
+        for (j = 0; j < nz; j++) {
+            double wj = w[j];
+            s0 += r[j] * wj; s1 += r[nz + j] * wj; s2 += r[2 * nz + j] * wj;
+            s3 += r[3 * nz + j] * wj; s4 += r[4 * nz + j] * wj; s5 += r[5 * nz + j] * wj;
+            s6 += r[6 * nz + j] * wj; s7 += r[7 * nz + j] * wj;
+        }
+        c->xnew[i] = xp1[i] + s0; c->xnew[i + 1] = xp1[i + 1] + s1;
+        c->xnew[i + 2] = xp1[i + 2] + s2; c->xnew[i + 3] = xp1[i + 3] + s3;
+        c->xnew[i + 4] = xp1[i + 4] + s4; c->xnew[i + 5] = xp1[i + 5] + s5;
+        c->xnew[i + 6] = xp1[i + 6] + s6; c->xnew[i + 7] = xp1[i + 7] + s7;
+    }
+    for (; i < n; i++) {
         const double *row = fused + (size_t)i * nz;
         double s = 0.0;
         for (j = 0; j < nz; j++) s += row[j] * w[j];
@@ -551,11 +632,15 @@ static int advance(instance *c, double t, double t_end) {
     const hfn_model *md = &c->md;
     double seg_end;
     int seg = segment_of(c, t);
+    c->xp1_t = NAN;
     seg_end = seg == 0 ? *c->d.t0 + md->ramp_time : INFINITY;
     if (t_end <= seg_end && t_end > t) {
         const double *fused = matrices(c, t_end - t);
         if (!fused) return -1;
-        particular(c, seg, c->xp);
+        if (*c->d.xp_valid != 0.0 && *c->d.xp_seg == (double)seg) /* phasors: FMU time */
+            memcpy(c->xp, c->d.xp, md->n * sizeof(double)); /* the last step's end */
+        else
+            particular(c, seg, c->xp);
         if (*c->d.rot_count + 1.0 >= RESYNC_STEPS) {
             phasors_at(c, t_end);
             *c->d.rot_count = 0.0;
@@ -564,6 +649,7 @@ static int advance(instance *c, double t, double t_end) {
             *c->d.rot_count += 1.0;
         }
         particular(c, seg, c->xp1);
+        c->end_seg = seg; c->xp1_t = t_end;
         propagate(c, c->d.x, fused, c->xp, c->xp1);
         return 0;
     }
@@ -583,6 +669,7 @@ static int advance(instance *c, double t, double t_end) {
         particular(c, seg, c->xp);
         phasors_at(c, t_next);
         particular(c, seg, c->xp1);
+        c->end_seg = seg; c->xp1_t = t_next;
         memcpy(c->xtmp, c->xnew, md->n * sizeof(double));
         propagate(c, c->xtmp, fused, c->xp, c->xp1);
         t = t_next;
@@ -652,7 +739,7 @@ static unsigned char *read_file(const char *path, size_t *size) {
 
 static void free_instance(instance *c) {
     if (!c) return;
-    free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew); free(c->xtmp);
+    free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew); free(c->xtmp); free(c->acc);
     free(c->fused); free(c->rot_re); free(c->rot_im); free(c->dwork); free(c->ipiv);
     free(c->par_i);
     if (c->par_s) {
@@ -756,6 +843,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     c->xp1 = (double *)calloc(c->md.n + 1, sizeof(double));
     c->xnew = (double *)calloc(c->md.n + 1, sizeof(double));
     c->xtmp = (double *)calloc(c->md.n + 1, sizeof(double));
+    c->acc = (double *)calloc(c->md.n + 1, sizeof(double));
     c->fused = (double *)calloc((size_t)c->md.n * c->md.nz + 1, sizeof(double));
     c->rot_re = (double *)calloc(c->md.k + 1, sizeof(double));
     c->rot_im = (double *)calloc(c->md.k + 1, sizeof(double));
@@ -763,7 +851,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     c->ipiv = (int *)calloc(nb + 1, sizeof(int));
     c->par_i = (int32_t *)calloc(c->md.npi + 1, sizeof(int32_t));
     c->par_s = (char **)calloc(c->md.nps + 1, sizeof(char *));
-    if (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->fused || !c->rot_re ||
+    if (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->acc || !c->fused || !c->rot_re ||
         !c->rot_im || !c->dwork || !c->ipiv || !c->par_i || !c->par_s) {
         plain_log(functions, name, "fmi2Instantiate: out of memory");
         free_instance(c);
@@ -844,6 +932,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     memcpy(c->d.x, c->md.y0, c->md.n * sizeof(double));
     *c->d.time = *c->d.t0;
     *c->d.rot_count = 0.0;
+    *c->d.xp_valid = 0.0;
     phasors_at(c, *c->d.t0);
     compute_outputs(c);
     *c->d.phase = ST_STEP;
@@ -1119,6 +1208,10 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
     }
     memcpy(c->d.x, c->xnew, md->n * sizeof(double));
     *c->d.time = t_end;
+    /* x_p(t_end) of the segment the next step starts in (the split path ends in it too) */
+    memcpy(c->d.xp, c->xp1, md->n * sizeof(double));
+    *c->d.xp_seg = (double)c->end_seg;
+    *c->d.xp_valid = c->xp1_t == t_end ? 1.0 : 0.0;
     compute_outputs(c);
     return fmi2OK;
 }

@@ -43,7 +43,11 @@ typedef struct {
     double *y0, *u0, *F, *G, *fused0, *omega;
     double *xs_re, *xs_im;
     double *xr_re[3], *xr_im[3];
+    uint32_t nact, *act; /* the states some sinusoid reaches (nonzero columns of X) */
+    double *xc[8];       /* X's active columns, contiguous: steady re, im, ramp 0-2 re, im */
     double *C;
+    uint32_t *c_ptr, *c_idx; /* C in compressed rows (its nonzeros, in column order) */
+    double *c_val;
     uint32_t *hrows;
     double *h_re, *h_im;
     uint32_t *prod_i, *prod_j, *prod_l;
