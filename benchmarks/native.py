@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from hydrofmu.config import default_config, resolve  # noqa: E402
 from hydrofmu.native_export import build_native_fmu  # noqa: E402
-from hydrofmu.native_export.blob import NativeModel, write_blob  # noqa: E402
+from hydrofmu.native_export.blob import NativeModel, read_header, write_blob  # noqa: E402
+from hydrofmu.native_export.build import parameter_values  # noqa: E402
 
 HOST = ROOT / "tests" / "c_host" / "native_host.c"
 RUNTIME = ROOT / "fmu_src" / "hydrofmu" / "native_runtime"
@@ -92,39 +93,22 @@ def trivial_copy(info: dict[str, Any], folder: Path, name: str) -> dict[str, Any
     """The same unpacked FMU with a trivial model: one state, no sinusoid, zero map."""
     import shutil
 
-    from hydrofmu.native_export.blob import read_header
-
     target = folder / f"trivial_{name}"
     shutil.copytree(info["dir"], target)
     blob = (target / "resources" / "model.bin").read_bytes()
     head = read_header(blob)
     m, p = head["m"], head["outputs"]
-    # Parameters, names and GUID are read back from the original by reusing its tail.
-    real, ints, strs, names = _parameters_of(info["dir"])
+    params = parameter_values((info["dir"] / "modelDescription.xml").read_bytes(), m, p)
     model = NativeModel(
         y0=np.zeros(1), u0=np.zeros(m), f=np.array([[-1.0]]), g=np.zeros((1, m + 1)), h0=DT,
         fused0=np.zeros((1, m + 2)), omega=np.zeros(0), steady=np.zeros((0, 1), complex),
         ramped=None, ramp_time=0.0, t0=0.0, divergence_limit=1e6, c=np.zeros((p, m + 2)),
-        h_rows=np.zeros(0, dtype=np.intp), h=np.zeros((0, 0), complex), real_parameters=real,
-        int_parameters=ints, str_parameters=strs, parameter_names=names, guid=info["guid"])
+        h_rows=np.zeros(0, dtype=np.intp), h=np.zeros((0, 0), complex),
+        real_parameters=params["real"], int_parameters=params["int"],
+        str_parameters=params["str"], parameter_names=params["names"], guid=params["guid"])
     (target / "resources" / "model.bin").write_bytes(write_blob(model))
     return {**info, "dir": target, "binary": str(Path(info["binary"].replace(
         str(info["dir"]), str(target)))), "uri": (target / "resources").as_uri()}
-
-
-def _parameters_of(folder: Path) -> tuple[list[float], list[int], list[str], list[str]]:
-    import xml.etree.ElementTree as ET
-
-    root = ET.fromstring((folder / "modelDescription.xml").read_bytes())
-    real, ints, strs, names = [], [], [], {"Real": [], "Integer": [], "String": []}
-    for v in root.find("ModelVariables"):
-        if v.get("causality") != "parameter":
-            continue
-        kind, start = v[0].tag, v[0].get("start")
-        names[kind].append(v.get("name"))
-        {"Real": lambda: real.append(float(start)), "Integer": lambda: ints.append(int(start)),
-         "String": lambda: strs.append(start)}[kind]()
-    return real, ints, strs, names["Real"] + names["Integer"] + names["String"]
 
 
 def host_us(host: Path, info: dict[str, Any], steps: int, repeat: int) -> float:
@@ -190,9 +174,9 @@ def main() -> None:
             python = python_us(py, input_name, args.python_steps, args.repeat)
             sea = host_us(host, info, 108_000, 1) * 108_000 * 1e-6
             rows.append((label, info["n_out"], native, empty, python, sea))
-    print(f"| model | outputs | native, C host (µs/step) | trivial C FMU (µs/step) | ratio "
-          f"| Python FMU, fmpy (µs/step) | 3-hour sea, native (s wall) | real time x |\n"
-          f"|---|---|---|---|---|---|---|---|")
+    print("| model | outputs | native, C host (µs/step) | trivial C FMU (µs/step) | ratio "
+          "| Python FMU, fmpy (µs/step) | 3-hour sea, native (s wall) | real time x |\n"
+          "|---|---|---|---|---|---|---|---|")
     for label, n_out, native, empty, python, sea in rows:
         print(f"| {label} | {n_out} | {native:.2f} | {empty:.2f} | {native / empty:.1f} | "
               f"{python:.1f} | {sea:.3f} | {10800 / sea:,.0f} |")

@@ -36,7 +36,11 @@ def main(request_path: str) -> None:
     fmu.exitInitializationMode()
     rows = [fmu.getReal(vr_out)]
     t, dt = 0.0, float(req["dt"])
+    changes = {int(k): (name, value) for k, name, value in req.get("changes", [])}
+    vrs = {v.name: v.valueReference for v in md.modelVariables}
     for k, value in enumerate(req["values"]):
+        if k in changes:  # a tunable parameter changed before step k
+            fmu.setReal([vrs[changes[k][0]]], [changes[k][1]])
         fmu.setReal([vr_in], [value])
         fmu.doStep(currentCommunicationPoint=t, communicationStepSize=dt)
         t = (k + 1) * dt

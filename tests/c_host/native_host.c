@@ -192,16 +192,24 @@ static void misuse(api *f, const char *uri, const char *guid, fmi2ValueReference
       EXPECT(f->get_integer(a, &huge, 1, &iv), fmi2Error);
       EXPECT(f->get_string(a, &huge, 1, &sv), fmi2Error);
       EXPECT(f->get_boolean(a, &huge, 1, (fmi2Boolean *)&iv), fmi2Error); }
-    { fmi2ValueReference p0 = 0; double other = 12345.678;       /* a parameter, changed */
+    /* value references 0 and 1: wave.height (tunable) and wave.period (fixed), as the test
+     * checks in the model description */
+    { fmi2ValueReference p0 = 1; double other = 12345.678;       /* a parameter, changed */
       double same;
       EXPECT(f->get_real(a, &p0, 1, &same), fmi2OK);
       EXPECT(f->set_real(a, &p0, 1, &same), fmi2OK);
       EXPECT(f->set_real(a, &p0, 1, &other), fmi2Error); }
     EXPECT(f->exit_init(a), fmi2OK);
     EXPECT(f->enter(a), fmi2Error);
-    { fmi2ValueReference p0 = 0; double same;                    /* fixed after init */
+    { fmi2ValueReference p0 = 1; double same;                    /* fixed after init */
       EXPECT(f->get_real(a, &p0, 1, &same), fmi2OK);
       EXPECT(f->set_real(a, &p0, 1, &same), fmi2Error); }
+    { fmi2ValueReference h = 0; double v = 3.5, bad = -1.0, back;  /* tunable */
+      EXPECT(f->set_real(a, &h, 1, &v), fmi2OK);
+      EXPECT(f->set_real(a, &h, 1, &bad), fmi2Error);
+      EXPECT(f->set_real(a, &h, 1, &nan_), fmi2Error);
+      EXPECT(f->get_real(a, &h, 1, &back), fmi2OK);
+      if (back != 3.5) fail("tunable parameter not kept"); }
     /* bad time arguments */
     EXPECT(f->do_step(a, 1.0, dt, fmi2False), fmi2Error);
     EXPECT(f->do_step(a, 0.0, -dt, fmi2False), fmi2Error);

@@ -56,6 +56,9 @@ class NativeModel:
         Real, then Integer, then String parameter names.
     guid
         The model description's GUID.
+    scale_parameter
+        1 + the index among the Real parameters of the one that scales every sinusoid (the
+        wave height: tunable in the native FMU), 0 for none.
     """
 
     y0: NDArray[np.float64]
@@ -79,6 +82,7 @@ class NativeModel:
     str_parameters: list[str] = field(default_factory=list)
     parameter_names: list[str] = field(default_factory=list)
     guid: str = ""
+    scale_parameter: int = 0
 
 
 def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
@@ -102,7 +106,7 @@ def write_blob(model: NativeModel) -> bytes:
     ramp = model.ramped is not None and k > 0
     words = [n, m, p, k, int(ramp), len(model.h_rows), len(model.products),
              len(model.real_parameters), len(model.int_parameters), len(model.str_parameters),
-             0, len(model.guid)]
+             model.scale_parameter, len(model.guid)]
     out = [MAGIC, struct.pack("<II", VERSION, HEADER_WORDS), struct.pack("<12I", *words),
            struct.pack("<4d", model.h0, model.ramp_time, model.t0, model.divergence_limit),
            _f64(model.y0, (n,)), _f64(model.u0, (m,)), _f64(model.f, (n, n)),
@@ -135,5 +139,6 @@ def read_header(data: bytes) -> dict[str, int]:
         raise ExportError(f"native model version {version}, this hydrofmu reads {VERSION}",
                           value=version)
     keys = ("n", "m", "outputs", "components", "ramp", "sine_rows", "products",
-            "real_parameters", "int_parameters", "str_parameters", "reserved", "guid_length")
+            "real_parameters", "int_parameters", "str_parameters", "scale_parameter",
+            "guid_length")
     return dict(zip(keys, struct.unpack_from("<12I", data, 16), strict=True))

@@ -9,7 +9,8 @@ description is the Python FMU's (same names, units, causalities, value reference
 
 - the tunable parameters declared ``fixed`` (the native runtime steps matrices computed at
   build: a parameter other than its build value is refused with a message naming the
-  rebuild);
+  rebuild), except ``wave.height``, which scales every sinusoid (as the Python FMU scales
+  its wave by height / built height) when the wave was built at a height other than 0;
 - ``time_scheme`` = ``exact`` (the only scheme of the native runtime);
 - ``<SourceFiles>`` listing the C runtime, shipped in ``sources/``.
 
@@ -73,7 +74,7 @@ def _variables(xml: bytes) -> tuple[list[ET.Element], ET.Element]:
     return list(root.find("ModelVariables")), root
 
 
-def _parameters(xml: bytes, n_inputs: int, n_outputs: int) -> dict[str, Any]:
+def parameter_values(xml: bytes, n_inputs: int, n_outputs: int) -> dict[str, Any]:
     """Parameter values and names by value reference; checks the layout the runtime
     assumes (Real parameters, inputs, outputs, Integer, String, contiguous from 0)."""
     variables, root = _variables(xml)
@@ -111,8 +112,22 @@ def _parameters(xml: bytes, n_inputs: int, n_outputs: int) -> dict[str, Any]:
             "names": names["Real"] + names["Integer"] + names["String"]}
 
 
-def native_model_description(xml: bytes, model_name: str) -> bytes:
-    """The Python FMU's model description made the native FMU's."""
+#: The parameter the native runtime keeps tunable: every sinusoid is linear in it.
+SCALE_PARAMETER = "wave.height"
+
+
+def scalable(sim: Any) -> bool:
+    """The wave height stays tunable in the native FMU: the sinusoids are the internal wave's
+    alone (``Simulator.linear_model.sine_columns``), built at a height other than 0."""
+    kinds = {sim.parts[i].kind for i in sim.linear_model.sine_columns}
+    height = float(sim.parameters.get(SCALE_PARAMETER, 0.0))
+    return kinds == {"wave_excitation"} and height != 0.0 and sim.linear_model.omega.size > 0
+
+
+def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ...] = ()
+                             ) -> bytes:
+    """The Python FMU's model description made the native FMU's (the parameters in
+    ``tunable`` keep their variability; the other tunable ones become fixed)."""
     root = ET.fromstring(xml)
     root.set("generationTool", f"hydrofmu {__version__} (native runtime, no Python)")
     root.set("description", (root.get("description") or "")
@@ -134,7 +149,7 @@ def native_model_description(xml: bytes, model_name: str) -> bytes:
     files = ET.SubElement(cs, "SourceFiles")
     ET.SubElement(files, "File", name=SOURCES[0])
     for v in root.find("ModelVariables"):
-        if v.get("variability") == "tunable":
+        if v.get("variability") == "tunable" and v.get("name") not in tunable:
             v.set("variability", "fixed")
         if v.get("name") == "time_scheme":
             v[0].set("start", "exact")
@@ -188,16 +203,20 @@ def build_native_fmu(
         why = refusal(sim)
         if why:
             raise ExportError(why, value=[p.kind for p in sim.parts])
+        tunable = (SCALE_PARAMETER,) if scalable(sim) else ()
         with zipfile.ZipFile(py_fmu) as z:
-            xml = native_model_description(z.read("modelDescription.xml"), model_name)
+            xml = native_model_description(z.read("modelDescription.xml"), model_name,
+                                           tunable)
         step = float(config.get("simulation", {}).get("output_interval", 0.1))
         model = native_model(sim, step)
-        params = _parameters(xml, sim.u.size, model.c.shape[0])
+        params = parameter_values(xml, sim.u.size, model.c.shape[0])
         model.real_parameters = params["real"]
         model.int_parameters = params["int"]
         model.str_parameters = params["str"]
         model.parameter_names = params["names"]
         model.guid = params["guid"]
+        if tunable:
+            model.scale_parameter = 1 + params["names"].index(SCALE_PARAMETER)
         binaries = compile_all(model_name, work / "bin", platforms)
         built = work / "native.fmu"
         with zipfile.ZipFile(built, "w", zipfile.ZIP_DEFLATED) as z:

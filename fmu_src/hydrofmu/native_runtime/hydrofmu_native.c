@@ -98,7 +98,7 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
     for (i = 0; i < HFN_HEADER_WORDS; i++) words[i] = rd_u32(&r);
     md->n = words[0]; md->m = words[1]; md->nout = words[2]; md->k = words[3];
     md->has_ramp = words[4]; md->nh = words[5]; md->nprod = words[6];
-    md->npr = words[7]; md->npi = words[8]; md->nps = words[9];
+    md->npr = words[7]; md->npi = words[8]; md->nps = words[9]; md->scale_par = words[10];
     if (md->n > 100000u || md->m > 100000u || md->nout > 1000000u || md->k > 1000000u ||
         md->nh > md->nout) {
         snprintf(err, err_size, "resources/model.bin has impossible sizes (n=%u, m=%u, "
@@ -152,6 +152,8 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
     if (!r.bad) md->guid = rd_string(&r);
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
+    if (md->scale_par > md->npr || (md->scale_par && !(md->par_r[md->scale_par - 1] != 0.0)))
+        r.bad = 1;
     if (!r.bad) { /* the states with a particular solution: the others stay out of the loop */
         uint32_t q, s, cnt = 0;
         md->act = (uint32_t *)calloc(md->n + 1, sizeof(uint32_t));
@@ -387,6 +389,7 @@ typedef struct {
     double *time, *t0, *phase, *rot_count, *dirty, *start_set;
     double *x, *u, *out, *p_re, *p_im, *r; /* r: ramp phasor (re, im) */
     double *xp_valid, *xp_seg, *xp; /* x_p at the current time, segment xp_seg, if valid */
+    double *scale; /* the tunable scaling parameter over its build value */
     double *par_r;
 } dyn_view;
 
@@ -421,12 +424,13 @@ static void dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     d->r = p; p += 2;
     d->xp_valid = p++; d->xp_seg = p++;
     d->xp = p; p += md->n;
+    d->scale = p++;
     d->par_r = p; p += md->npr;
     d->size = (size_t)(p - block);
 }
 
 static size_t dyn_size(const hfn_model *md) {
-    return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + md->npr;
+    return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr;
 }
 
 static void logf_(instance *c, fmi2Status status, const char *category, const char *fmt, ...) {
@@ -499,7 +503,7 @@ static void particular(instance *c, int seg, double *xp) {
             }
         }
     }
-    for (a = 0; a < na; a++) xp[md->act[a]] = acc[a];
+    for (a = 0; a < na; a++) xp[md->act[a]] = *c->d.scale * acc[a];
 }
 
 static double ramp_factor(const instance *c, double t) {
@@ -521,7 +525,7 @@ static void compute_outputs(instance *c) {
         for (j = md->c_ptr[i]; j < md->c_ptr[i + 1]; j++) s += md->c_val[j] * w[md->c_idx[j]];
         out[i] = s;
     }
-    rf = ramp_factor(c, *c->d.time);
+    rf = ramp_factor(c, *c->d.time) * *c->d.scale;
     if (rf != 0.0 && md->k) {
         const double *pr = c->d.p_re, *pi_ = c->d.p_im;
         uint32_t k = md->k;
@@ -759,6 +763,7 @@ static void reset_values(instance *c) {
     *c->d.t0 = md->t0_build;
     *c->d.time = md->t0_build;
     *c->d.dirty = 1.0;
+    *c->d.scale = 1.0;
     memcpy(c->d.u, md->u0, md->m * sizeof(double));
     memcpy(c->d.x, md->y0, md->n * sizeof(double));
     memcpy(c->d.par_r, md->par_r, md->npr * sizeof(double));
@@ -1019,7 +1024,21 @@ fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t
     md = &c->md;
     for (i = 0; i < nvr; i++) {
         fmi2ValueReference r = vr[i];
-        if (r < VR_IN(md)) {
+        if (r < VR_IN(md) && r + 1 == md->scale_par) {
+            double v = value[i];
+            if (refused(c, C_SET_INPUT, "fmi2SetReal (tunable parameter)")) {
+                status = fmi2Error;
+            } else if (!(isfinite(v) && v >= 0.0)) {
+                REFUSE(c, "%s = %g refused, it keeps its value %g: it must be a finite number "
+                       ">= 0", md->names[r], v, c->d.par_r[r]);
+                status = fmi2Error;
+            } else {
+                c->d.par_r[r] = v;
+                *c->d.scale = v / md->par_r[r]; /* the sinusoids are linear in it */
+                *c->d.xp_valid = 0.0;
+                *c->d.dirty = 1.0;
+            }
+        } else if (r < VR_IN(md)) {
             double v = value[i], old = md->par_r[r];
             int same = v == old || (isnan(v) && isnan(old));
             if (param_refused(c, r, "Real", same)) status = fmi2Error;

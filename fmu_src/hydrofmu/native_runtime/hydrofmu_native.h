@@ -15,7 +15,8 @@
  * Blob layout (version 1, all integers uint32 little-endian, reals IEEE binary64 LE):
  *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
  *     n, m, nout, k, has_ramp, nh, nprod, n_real_par, n_int_par, n_str_par,
- *     vr_real0 (first output-independent index: always 0), guid length
+ *     scale_par (1 + the index of the Real parameter that scales every sinusoid, the wave
+ *     height, tunable: its value over the build's multiplies X and H; 0: none), guid length
  *   then f64: h0, ramp_time, t0_build, divergence_limit
  *   then arrays (f64 unless said): y0[n], u0[m], F[n*n], G[n*(m+1)], fused0[n*(n+m+1)],
  *     omega[k], Xs_re[k*n], Xs_im[k*n], (if has_ramp: Xr{0,p,m}_{re,im}[k*n] x 6),
@@ -39,6 +40,7 @@
 typedef struct {
     uint32_t n, m, nout, k, has_ramp, nh, nprod, npr, npi, nps;
     uint32_t nz; /* n + m + 1 */
+    uint32_t scale_par; /* 1 + index of the tunable scaling parameter, 0: none */
     double h0, ramp_time, t0_build, div_limit;
     double *y0, *u0, *F, *G, *fused0, *omega;
     double *xs_re, *xs_im;
