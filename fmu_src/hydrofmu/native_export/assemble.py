@@ -127,6 +127,19 @@ def _hybrid_rows(sim: Any, omap: OutputMap, c: NDArray, h: NDArray
     return products
 
 
+def live_states(f: NDArray, g: NDArray, y0: NDArray, forcing: NDArray) -> NDArray[np.bool_]:
+    """The states that can ever be nonzero: started nonzero, driven by an input, the
+    constant or a sinusoid, or by another live state (the closure through ``F``). The
+    others stay exactly 0.0 in any discretisation (``e^{F h}`` keeps the exact zeros of a
+    block-triangular ``F``): e.g. the radiation states of the DOFs a joint or ``dofs`` hold."""
+    live = (y0 != 0.0) | np.any(g != 0.0, axis=1) | np.any(forcing != 0.0, axis=0)
+    while True:
+        grown = live | np.any(f[:, live] != 0.0, axis=1)
+        if np.array_equal(grown, live):
+            return live
+        live = grown
+
+
 def native_model(sim: Any, step: float) -> NativeModel:
     """The matrices of ``sim`` (initialized; linear) for the native runtime.
 
@@ -175,9 +188,17 @@ def native_model(sim: Any, step: float) -> NativeModel:
     h = np.array(omap.h, dtype=complex)
     products = _hybrid_rows(sim, omap, c, h)
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
+    y0 = np.array(sim.y, dtype=float)
+    keep = np.flatnonzero(live_states(f, g, y0, model.forcing))
+    cols = np.concatenate([keep, np.arange(n_state, c.shape[1])])  # [x_live, u, 1]
+    fused = np.concatenate([phi, gam0], axis=1)
     return NativeModel(
-        y0=np.array(sim.y, dtype=float), u0=np.array(sim.u, dtype=float), f=f, g=g,
-        h0=hq, fused0=np.concatenate([phi, gam0], axis=1), omega=np.array(omega, dtype=float),
-        steady=steady, ramped=ramped, ramp_time=float(model.ramp_time), t0=float(sim.t0),
-        divergence_limit=DIVERGENCE_LIMIT, c=c, h_rows=rows, h=h[rows], products=products,
+        y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
+        h0=hq, fused0=fused[np.ix_(keep, np.concatenate([keep, np.arange(n_state,
+                                                                        fused.shape[1])]))],
+        omega=np.array(omega, dtype=float), steady=steady[:, keep],
+        ramped=None if ramped is None else tuple(a[:, keep] for a in ramped),
+        ramp_time=float(model.ramp_time), t0=float(sim.t0),
+        divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
+        products=products,
     )
