@@ -31,11 +31,12 @@ def main(request_path: str) -> None:
     fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzip,
                     modelIdentifier=md.coSimulation.modelIdentifier, instanceName="a")
     fmu.instantiate()
-    fmu.setupExperiment(startTime=0.0)
+    start = float(req.get("start", 0.0))
+    fmu.setupExperiment(startTime=start)
     fmu.enterInitializationMode()
     fmu.exitInitializationMode()
     rows = [fmu.getReal(vr_out)]
-    t, dt = 0.0, float(req["dt"])
+    t, dt = start, float(req["dt"])
     changes = {int(k): (name, value) for k, name, value in req.get("changes", [])}
     vrs = {v.name: v.valueReference for v in md.modelVariables}
     for k, value in enumerate(req["values"]):
@@ -43,7 +44,7 @@ def main(request_path: str) -> None:
             fmu.setReal([vrs[changes[k][0]]], [changes[k][1]])
         fmu.setReal([vr_in], [value])
         fmu.doStep(currentCommunicationPoint=t, communicationStepSize=dt)
-        t = (k + 1) * dt
+        t = start + (k + 1) * dt
         rows.append(fmu.getReal(vr_out))
     fmu.terminate()
     fmu.freeInstance()
