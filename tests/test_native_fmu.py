@@ -414,3 +414,16 @@ def test_c_discretisation_equals_python_exact(unpacked: dict[str, Any]) -> None:
         phi, gam, _ = discretize(f, g, h)
         want = np.concatenate([phi, gam], axis=1)
         assert np.max(np.abs(fused - want)) <= 1e-12 * np.max(np.abs(want)), h
+
+
+def test_doctor_tells_a_native_fmu_from_a_python_one(sphere: tuple[Path, Path]) -> None:
+    """``hydrofmu doctor`` finds the native model (and no Python to ask for) in the native
+    FMU, and not in the Python FMU of the same model."""
+    from hydrofmu.doctor import diagnose
+
+    native = diagnose(sphere[1])
+    assert native.ok
+    assert any(f.text.startswith("native FMU (C runtime") for f in native.findings)
+    assert native.python is None
+    python = diagnose(sphere[0])
+    assert not any(f.text.startswith("native FMU") for f in python.findings)
