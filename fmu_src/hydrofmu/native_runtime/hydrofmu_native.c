@@ -1422,6 +1422,27 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte data[], si
     s->size = head[2];
     s->par_i = NULL;
     memcpy(s->block, data + 12, (size_t)head[2] * sizeof(double));
+    {
+        /* The bookkeeping entries must be what this runtime writes (the values are data). */
+        dyn_view v;
+        uint32_t i;
+        int ok;
+        dyn_bind(&v, s->block, &c->md);
+        ok = isfinite(*v.time) && isfinite(*v.t0) && *v.rot_count >= 0.0 &&
+             *v.rot_count < RESYNC_STEPS && (*v.dirty == 0.0 || *v.dirty == 1.0) &&
+             (*v.xp_valid == 0.0 || *v.xp_valid == 1.0) &&
+             (*v.xp_seg == 0.0 || *v.xp_seg == 1.0) && isfinite(*v.scale) && *v.scale >= 0.0;
+        for (i = 0; ok && i < c->md.npr; i++)
+            ok = c->md.scale_par == i + 1 ? isfinite(v.par_r[i]) && v.par_r[i] >= 0.0
+                                          : v.par_r[i] == c->md.par_r[i] ||
+                                            (isnan(v.par_r[i]) && isnan(c->md.par_r[i]));
+        if (!ok) {
+            REFUSE(c, "fmi2DeSerializeFMUstate: corrupt state (its time, counters or "
+                   "parameters are not values this FMU writes); nothing was changed");
+            free(s);
+            return fmi2Error;
+        }
+    }
     *state = (fmi2FMUstate)s;
     return fmi2OK;
 }
