@@ -47,8 +47,10 @@ def _python_fmu(bodies: Sequence[Any], config: dict[str, Any], folder: Path,
                 model_name: str, description: str | None) -> Path:
     from ..export import build_fmu
 
+    # The standard Python FMU (with hydrofmu's shim where a compiler is found): it is also
+    # the one handed back by build_native_fmu(python_fmu=...).
     return build_fmu(bodies, config, folder / f"{model_name}.fmu", model_name=model_name,
-                     description=description, validate=False, uri_shim=False)
+                     description=description, validate=False)
 
 
 def _simulator(fmu: Path, folder: Path) -> Any:
