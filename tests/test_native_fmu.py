@@ -459,3 +459,16 @@ def test_seeded_fmi_calls_in_fmpy_python(sphere: tuple[Path, Path], tmp_path: Pa
     so refused calls return fmi2Error)."""
     out = fuzz_in_fmpy(sphere[0], 2000, 20261126, tmp_path)
     assert "failure" not in out, out
+
+
+def test_no_allocation_while_stepping(unpacked: dict[str, Any], tmp_path: Path) -> None:
+    """The runtime linked into the host with malloc, calloc and realloc wrapped: 2,000
+    steps (across the end of the ramp, a step length other than the precomputed one every
+    step) allocate nothing; instantiation does."""
+    host = compile_host(tmp_path / "count_host", "-DCOUNT_ALLOC",
+                        "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc", direct=True)
+    for dt in (0.1, 0.07):
+        proc = host_run(host, "bench", unpacked, dt, 2000)
+        assert proc.returncode == 0, proc.stdout[-2000:]
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("ALLOCATIONS"))
+        assert line.split()[1] == "0" and int(line.split()[3]) > 10, line  # instantiate

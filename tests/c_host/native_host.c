@@ -29,6 +29,18 @@
 #include <dlfcn.h>
 #endif
 
+#ifdef COUNT_ALLOC
+/* Linked with -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc (and -DDIRECT_LINK): every
+ * allocation of the runtime is counted, so that a test sees none per step. */
+static long n_alloc = 0;
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__wrap_malloc(size_t size) { n_alloc++; return __real_malloc(size); }
+void *__wrap_calloc(size_t n, size_t size) { n_alloc++; return __real_calloc(n, size); }
+void *__wrap_realloc(void *p, size_t size) { n_alloc++; return __real_realloc(p, size); }
+#endif
+
 typedef struct {
     fmi2InstantiateTYPE *instantiate;
     fmi2FreeInstanceTYPE *free_instance;
@@ -442,8 +454,14 @@ int main(int argc, char **argv) {
         int bench = strcmp(mode, "bench") == 0;
         struct timespec t0, t1;
         double t = 0.0;
+#ifdef COUNT_ALLOC
+        long alloc_before = 0;
+#endif
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < steps; k++) {
+#ifdef COUNT_ALLOC
+            if (k == 1) alloc_before = n_alloc; /* after the first step's discretisation */
+#endif
             double u = 1e5 * sin(0.3 * t);
             EXPECT(f.set_real(c, &vr_in, 1, &u), fmi2OK);
             EXPECT(f.do_step(c, t, dt, fmi2True), fmi2OK);
@@ -456,6 +474,9 @@ int main(int argc, char **argv) {
             }
         }
         clock_gettime(CLOCK_MONOTONIC, &t1);
+#ifdef COUNT_ALLOC
+        printf("ALLOCATIONS_WHILE_STEPPING %ld of %ld\n", n_alloc - alloc_before, n_alloc);
+#endif
         if (bench)
             printf("US_PER_STEP %.6g\n", ((double)(t1.tv_sec - t0.tv_sec) * 1e6 +
                                           (double)(t1.tv_nsec - t0.tv_nsec) * 1e-3) / (double)steps);
