@@ -337,6 +337,7 @@ def test_cli_builds_native_from_the_toml(tmp_path: Path) -> None:
     assert cli_main(["build", str(toml), "-o", str(out)]) == 0
     names = zipfile.ZipFile(out).namelist()
     assert "resources/model.bin" in names and not [n for n in names if n.endswith(".py")]
+    assert list(tmp_path.glob("*_OspModelDescription.xml"))  # as for the Python FMU
     toml.write_text(NATIVE_TOML.format(runtime="c++"))
     with pytest.raises(ConfigError, match=r"runtime = 'c\+\+': choose one of python, native"):
         load_config(toml)

@@ -97,22 +97,16 @@ def _build(args: argparse.Namespace) -> int:
         from .native_export import build_native_fmu
 
         path = build_native_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force)
-        _print_notes(cfg)
-        print(f"wrote {path} (native: no Python at run time)")
-        return 0
-    path = build_fmu(
-        bodies,
-        cfg,
-        out,
-        model_name=args.name,
-        overwrite=args.force,
-        link_libpython=args.link_libpython,
-    )
+        native = " (native: no Python at run time)"
+    else:
+        path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force,
+                         link_libpython=args.link_libpython)
+        native = ""
     from .osp import write_osp_model_description
 
     osp = write_osp_model_description(path)
     _print_notes(cfg)
-    print(f"wrote {path}")
+    print(f"wrote {path}{native}")
     print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
 
