@@ -328,9 +328,11 @@ hydro = "builtin:sphere"
 """
 
 
-def test_cli_builds_native_from_the_toml(tmp_path: Path) -> None:
+def test_cli_builds_native_from_the_toml(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     """``[export] runtime = "native"`` makes ``hydrofmu build`` write the native FMU (no
-    Python module, a linux64 binary of the runtime); an unknown runtime is refused."""
+    Python module, a linux64 binary of the runtime); the Python build of a model that
+    qualifies suggests ``--native``; an unknown runtime is refused."""
     toml = tmp_path / "n.toml"
     toml.write_text(NATIVE_TOML.format(runtime="native"))
     out = tmp_path / "cli.fmu"
@@ -338,6 +340,13 @@ def test_cli_builds_native_from_the_toml(tmp_path: Path) -> None:
     names = zipfile.ZipFile(out).namelist()
     assert "resources/model.bin" in names and not [n for n in names if n.endswith(".py")]
     assert list(tmp_path.glob("*_OspModelDescription.xml"))  # as for the Python FMU
+    toml.write_text(NATIVE_TOML.format(runtime="python"))
+    capsys.readouterr()
+    assert cli_main(["build", str(toml), "-o", str(tmp_path / "py.fmu")]) == 0
+    assert "hydrofmu build --native" in capsys.readouterr().out  # it qualifies: suggested
+    toml.write_text(NATIVE_TOML.format(runtime="python").replace("state_space", "convolution"))
+    assert cli_main(["build", str(toml), "-o", str(tmp_path / "conv.fmu")]) == 0
+    assert "--native" not in capsys.readouterr().out  # convolution: not suggested
     toml.write_text(NATIVE_TOML.format(runtime="c++"))
     with pytest.raises(ConfigError, match=r"runtime = 'c\+\+': choose one of python, native"):
         load_config(toml)

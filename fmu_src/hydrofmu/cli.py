@@ -102,6 +102,11 @@ def _build(args: argparse.Namespace) -> int:
         path = build_fmu(bodies, cfg, out, model_name=args.name, overwrite=args.force,
                          link_libpython=args.link_libpython)
         native = ""
+        from .native_export import native_refusal
+
+        if not native_refusal(path):
+            print("note: every part of this model is linear: `hydrofmu build --native` makes "
+                  "an FMU with no Python at run time (C/C++ hosts, OpenModelica, Simulink)")
     from .osp import write_osp_model_description
 
     osp = write_osp_model_description(path)
