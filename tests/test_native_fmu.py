@@ -8,12 +8,8 @@ output."""
 
 from __future__ import annotations
 
-import copy
 import ctypes
-import json
 import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -23,20 +19,25 @@ import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
-import hydrofmu
 from binary_symbols import macho_exports, pe_exports
 from hydrofmu.cli import main as cli_main
 from hydrofmu.config import default_config, default_config_data, load_config, resolve
 from hydrofmu.errors import ConfigError, ExportError
 from hydrofmu.native_export import build_native_fmu
+from native_helpers import (
+    build_pair,
+    compare,
+    compile_host,
+    fuzz_in_fmpy,
+    host_run,
+    interface,
+    peak_error,
+    pto_series,
+    run,
+)
 from test_exact_scheme import POSE, rm3_constant
 
 pytestmark = pytest.mark.fmu
-
-DRIVER = Path(__file__).parent / "native_driver.py"
-FUZZ_DRIVER = Path(__file__).parent / "fuzz_driver.py"
-HOST_SOURCE = Path(__file__).parent / "c_host" / "native_host.c"
-RUNTIME = Path(hydrofmu.__file__).parent / "native_runtime"
 
 #: Acceptance of issue 20: every output within 1e-12 of its peak. Both FMUs evaluate the
 #: same matrices (the native blob holds the Python discretisation of the default step;
@@ -44,53 +45,6 @@ RUNTIME = Path(hydrofmu.__file__).parent / "native_runtime"
 #: the phasors are rotated in C instead of cos(w t) (1e-16 per rotation, re-synchronised
 #: every 256 steps). Observed: see each case's comment.
 PEAK_TOLERANCE = 1e-12
-
-
-def run(fmu: Path, input_name: str, values: list[float], dt: float, tmp: Path,
-        changes: list[tuple[int, str, float]] = (), start: float = 0.0) -> dict:
-    """Drive ``fmu`` in an isolated interpreter; its outputs after every step (``changes``:
-    ``(step, parameter, value)`` set before that step)."""
-    tag = f"{fmu.stem}_{len(values)}_{dt:g}_{len(changes)}_{start:g}"
-    unpack = tmp / f"unpack_{tag}"
-    unpack.mkdir(exist_ok=True)
-    req = tmp / f"{tag}.request.json"
-    res = tmp / f"{tag}.result.json"
-    req.write_text(json.dumps({"fmu": str(fmu), "input": input_name, "values": values,
-                               "dt": dt, "tempdir": str(unpack), "result": str(res),
-                               "changes": list(changes), "start": start}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    proc = subprocess.run([sys.executable, "-I", str(DRIVER), str(req)], env=env, cwd=tmp,
-                          capture_output=True, text=True, timeout=900, check=False)
-    assert proc.returncode == 0, proc.stderr + proc.stdout
-    out = json.loads(res.read_text())
-    assert out["hydrofmu_imported"] is False
-    return out
-
-
-def build_pair(bodies: list[Any], config: dict[str, Any], folder: Path, name: str
-               ) -> tuple[Path, Path]:
-    """(Python FMU with time_scheme = exact, native FMU) of one configuration."""
-    cfg = copy.deepcopy(config)
-    cfg["simulation"]["time_scheme"] = "exact"
-    native = build_native_fmu(bodies, cfg, folder / f"{name}.fmu", model_name=name,
-                              python_fmu=folder / "python" / f"{name}.fmu")
-    return folder / "python" / f"{name}.fmu", native
-
-
-def pto_series(n: int, amplitude: float) -> list[float]:
-    """A PTO force that changes at every step (seeded), N."""
-    rng = np.random.default_rng(2026)
-    return [float(v) for v in amplitude * rng.standard_normal(n)]
-
-
-def peak_error(a: dict, b: dict) -> tuple[float, str]:
-    """The largest difference of an output relative to its peak, and its name."""
-    assert a["names"] == b["names"]
-    x, y = np.array(a["rows"]), np.array(b["rows"])
-    peak = np.max(np.abs(x), axis=0)
-    err = np.max(np.abs(x - y), axis=0) / np.where(peak > 0, peak, 1.0)
-    i = int(np.argmax(err))
-    return float(err[i]), a["names"][i]
 
 
 @pytest.fixture(scope="module")
@@ -103,16 +57,6 @@ def sphere(folder: Path) -> tuple[Path, Path]:
     bodies, config = default_config(radiation={"method": "state_space"})
     config["bodies"][0]["initial_pose"] = list(POSE)  # every DOF moves
     return build_pair(bodies, config, folder, "Sphere")
-
-
-def compare(pair: tuple[Path, Path], input_name: str, amplitude: float, dt: float,
-            steps: int, tmp: Path, changes: list[tuple[int, str, float]] = (),
-            start: float = 0.0) -> tuple[float, str]:
-    values = pto_series(steps, amplitude)
-    ref = run(pair[0], input_name, values, dt, tmp, changes, start)
-    got = run(pair[1], input_name, values, dt, tmp, changes, start)
-    assert np.all(np.isfinite(np.array(got["rows"])))
-    return peak_error(ref, got)
 
 
 @pytest.mark.parametrize(("dt", "steps"), [(0.1, 400), (0.01, 2500), (1.0, 60)])
@@ -185,30 +129,6 @@ def test_linear_mooring_with_pretension_equals_python_exact(folder: Path,
     assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
 
-def interface(fmu: Path, input_name: str) -> dict[str, Any]:
-    """GUID, the input's value reference, the outputs' first reference and count."""
-    root = ET.fromstring(zipfile.ZipFile(fmu).read("modelDescription.xml"))
-    variables = list(root.find("ModelVariables"))
-    outs = [int(v.get("valueReference")) for v in variables if v.get("causality") == "output"]
-    assert outs == list(range(outs[0], outs[0] + len(outs)))  # contiguous, as the host assumes
-    vr_in = next(int(v.get("valueReference")) for v in variables if v.get("name") == input_name)
-    return {"guid": root.get("guid"), "vr_in": vr_in, "out0": outs[0], "n_out": len(outs),
-            "names": [v.get("name") for v in variables if v.get("causality") == "output"]}
-
-
-def compile_host(out: Path, *flags: str, direct: bool = False) -> Path:
-    """The C host, warnings as errors; ``direct`` links the runtime's source in."""
-    sources = [str(HOST_SOURCE)]
-    if direct:
-        sources.append(str(RUNTIME / "hydrofmu_native.c"))
-    cmd = ["gcc", "-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME}",
-           *flags, *(["-DDIRECT_LINK"] if direct else []), "-o", str(out), *sources, "-lm",
-           "-ldl"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return out
-
-
 @pytest.fixture(scope="module")
 def unpacked(sphere: tuple[Path, Path], folder: Path) -> dict[str, Any]:
     target = folder / "unpacked sphere"
@@ -216,14 +136,6 @@ def unpacked(sphere: tuple[Path, Path], folder: Path) -> dict[str, Any]:
     return {**interface(sphere[1], "body.F_pto[3]"),
             "binary": str(target / "binaries" / "linux64" / "Sphere.so"),
             "uri": (target / "resources").as_uri()}
-
-
-def host_run(host: Path, mode: str, info: dict[str, Any], dt: float, steps: int,
-             *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(host), mode, info["binary"], info["uri"], info["guid"],
-                           str(info["vr_in"]), str(info["n_out"]), str(info["out0"]), repr(dt),
-                           str(steps), *extra], capture_output=True, text=True, timeout=600,
-                          check=False, env=env)
 
 
 def test_c_host_runs_it_without_libpython(sphere: tuple[Path, Path], unpacked: dict[str, Any],
@@ -438,17 +350,6 @@ def test_doctor_tells_a_native_fmu_from_a_python_one(sphere: tuple[Path, Path]) 
     assert native.python is None
     python = diagnose(sphere[0])
     assert not any(f.text.startswith("native FMU") for f in python.findings)
-
-
-def fuzz_in_fmpy(fmu: Path, calls: int, seed: int, tmp: Path) -> dict[str, Any]:
-    """Run ``tests/fuzz_driver.py`` on ``fmu`` in an isolated interpreter."""
-    result = tmp / f"fuzz_{fmu.stem}_{seed}.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-    proc = subprocess.run([sys.executable, "-I", str(FUZZ_DRIVER), str(fmu), str(calls),
-                           str(seed), str(result)], env=env, cwd=tmp, capture_output=True,
-                          text=True, timeout=900, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(result.read_text())
 
 
 @pytest.mark.parametrize("seed", [20261126, 7])
