@@ -43,7 +43,7 @@ class Model:
         The resolved configuration (:func:`hydrofmu.config.configuration.resolve`).
     parts
         User part classes, or ``(class, options)`` pairs, added after the configured
-        parts (see :class:`hydrofmu.Part`).
+        parts (see :class:`~hydrofmu.runtime.parts.part.Part`).
     """
 
     def __init__(self, bodies: Sequence[HydroData], config: dict[str, Any], *,
@@ -237,6 +237,7 @@ class Model:
         name: str = "HydroFMU",
         parts: Sequence[Any] | None = None,
         overwrite: bool = False,
+        native: bool | None = None,
         **options: Any,
     ) -> Path:
         """Export the model as an FMI 2.0 co-simulation FMU.
@@ -253,19 +254,37 @@ class Model:
             cannot be imported.
         overwrite
             Replace an existing file.
+        native
+            True: the native FMU (:func:`~hydrofmu.export.native.build.build_native_fmu`: the
+            linear model stepped by a small C runtime, no Python at run time; refused,
+            with the parts named, for a model that is not linear or has user parts).
+            None (default): as ``[export] runtime`` of the configuration says.
         **options
             Further options of :func:`hydrofmu.export.fmu.build_fmu` (``validate``,
-            ``link_libpython``, ``uri_shim``, ``description``).
+            ``link_libpython``, ``uri_shim``, ``description``) or of the native build
+            (``validate``, ``platforms``, ``description``).
 
         Returns
         -------
         Path
             The FMU's absolute path.
         """
+        parts = self.parts if parts is None else parts
+        if native is None:
+            native = self.config.get("export", {}).get("runtime") == "native"
+        if native:
+            from ..export.native import build_native_fmu
+            from ..runtime.errors import ExportError
+
+            if parts:
+                raise ExportError("a native FMU cannot carry user parts (its C runtime "
+                                  "steps the assembled linear model only); build the Python "
+                                  "FMU (native=False)", value=[repr(p) for p in parts])
+            return build_native_fmu(self.bodies, self.config, path, model_name=name,
+                                    overwrite=overwrite, **options)
         from ..export.fmu import build_fmu
 
         return build_fmu(self.bodies, self.config, path, model_name=name,
-                         overwrite=overwrite, parts=self.parts if parts is None else parts,
-                         **options)
+                         overwrite=overwrite, parts=parts, **options)
 
 

@@ -1,5 +1,6 @@
 """Results as labelled data: an ``xarray.Dataset`` with a time coordinate and units, and the
-input signals that :meth:`hydrofmu.Model.simulate` and :func:`hydrofmu.simulate_fmu` take."""
+input signals that :meth:`~hydrofmu.api.model.Model.simulate` and
+:func:`~hydrofmu.cosim.simulate_fmu.simulate_fmu` take."""
 
 from __future__ import annotations
 

@@ -62,13 +62,20 @@ def _build(args: argparse.Namespace) -> int:
 
     out = check_output_path(args.output, "-o", force=args.force)
     model = Model.from_toml(args.config)
-    path = model.build_fmu(out, name=args.name, overwrite=args.force,
-                           link_libpython=args.link_libpython)
+    native = args.native or model.config.get("export", {}).get("runtime") == "native"
+    path = model.build_fmu(out, name=args.name, overwrite=args.force, native=native,
+                           **({} if native else {"link_libpython": args.link_libpython}))
+    if not native:
+        from ..export.native import native_refusal
+
+        if not native_refusal(path):
+            print("note: every part of this model is linear: `hydrofmu build --native` makes "
+                  "an FMU with no Python at run time (C/C++ hosts, OpenModelica, Simulink)")
     from ..export.osp import write_osp_model_description
 
     osp = write_osp_model_description(path)
     _print_notes(model.config)
-    print(f"wrote {path}")
+    print(f"wrote {path}{' (native: no Python at run time)' if native else ''}")
     print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
 
@@ -288,6 +295,12 @@ def make_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
         "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
+    )
+    b.add_argument(
+        "--native",
+        action="store_true",
+        help="build the native FMU: the linear model stepped in C, no Python at run time "
+        "(every part must be linear; as [export] runtime = \"native\")",
     )
     b.set_defaults(func=_build)
     c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")

@@ -74,7 +74,12 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
     # (false: only each body's own blocks, WEC-Sim's default).
     "multibody": {"b2b": True},
+    # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
+    # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
+    "export": {"runtime": "python"},
 }
+#: The FMU runtimes of [export] runtime.
+RUNTIMES = ("python", "native")
 _SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
 
 
@@ -127,6 +132,9 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     from .run_settings import check_simulation
 
     check_simulation(out["simulation"])
+    if out["export"]["runtime"] not in RUNTIMES:
+        raise ConfigError(f"[export] runtime = {out['export']['runtime']!r}: choose one of "
+                          f"{', '.join(RUNTIMES)}", value=out["export"]["runtime"])
     bodies = data.get("bodies")
     if not isinstance(bodies, list) or not bodies:
         raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)

@@ -25,8 +25,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..export.fmu import resource_path_problem
-from ..runtime.errors import InputError
+from ..export.names import resource_path_problem
+from ..runtime.errors import ExportError, InputError
 
 #: Platform folders of FMI 2.0 binaries and the file suffix of each.
 PLATFORMS = {
@@ -146,6 +146,21 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
         d.add("ok", "binaries: " + ", ".join(sorted(found)))
     else:
         d.add("problem", f"no binary binaries/<platform>/{d.model_identifier}.*")
+    if "resources/model.bin" in names:  # hydrofmu build --native: no Python at run time
+        from ..export.native.blob import read_header
+
+        try:
+            with zipfile.ZipFile(path) as z:
+                head = read_header(z.read("resources/model.bin"))
+        except ExportError as exc:
+            d.add("problem", f"resources/model.bin is not a native model: {exc}")
+            return d
+        d.add("ok", f"native FMU (C runtime, no Python or numpy needed): {head['n']} states, "
+                    f"{head['m']} inputs, {head['outputs']} outputs, {head['components']} "
+                    "wave components")
+        if "sources/hydrofmu_native.c" in names:
+            d.add("ok", "C sources shipped: an importer can compile them for another platform")
+        return d
     for platform in ("win64", "darwin64"):
         if platform not in found:
             d.add(

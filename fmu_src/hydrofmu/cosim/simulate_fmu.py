@@ -34,7 +34,7 @@ def simulate_fmu(
     stop_time, output_interval, start_time
         s; the output interval is the communication step.
     inputs
-        Input signals by name (see :meth:`hydrofmu.Model.simulate`); sampled at every
+        Input signals by name (see :meth:`~hydrofmu.api.model.Model.simulate`); sampled at every
         communication point and handed to fmpy, which interpolates them linearly.
     parameters
         Start values by variable name.

@@ -1,7 +1,8 @@
 """User parts in an FMU: the user's module copied into the bundled run-time package.
 
-A part class written in the user's own module (a subclass of :class:`hydrofmu.Part`,
-registered with :func:`hydrofmu.register_part`) is exported with
+A part class written in the user's own module (a subclass of
+:class:`~hydrofmu.runtime.parts.part.Part`,
+registered with :func:`~hydrofmu.runtime.parts.part.register_part`) is exported with
 ``build_fmu(..., parts=[MyPart])``: its module's source is copied to
 ``user_parts/<module>.py`` of the bundled package with its hydrofmu imports made relative
 (``from hydrofmu import Part`` -> ``from ..parts.part import Part``), and the FMU's

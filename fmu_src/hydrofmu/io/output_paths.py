@@ -3,7 +3,7 @@
 :func:`check_output_path` is called by ``build``, ``run`` (``-o``, ``--plot``), ``sweep``,
 ``bem`` and ``mooring replay`` before they load or simulate anything: an existing file
 without ``--force``, a missing folder, or a folder where a file cannot be created (``/proc``,
-``/sys``, read-only) is a :class:`~hydrofmu.ConfigError` naming the user's path. A
+``/sys``, read-only) is a :class:`~hydrofmu.runtime.errors.ConfigError` naming the user's path. A
 missing folder is not created: the message names it and says to create it, so that a typo
 in a path never leaves a stray folder tree behind. :func:`public_permissions` gives a file
 made private by :func:`tempfile.mkstemp` the mode any tool's output has (``0666 & ~umask``,

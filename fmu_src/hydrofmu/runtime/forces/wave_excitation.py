@@ -223,7 +223,8 @@ class WaveExcitation(Part):
 
     # ---------------------------------------------------------------- evaluation
     def _ramp(self, t: float, t0: float) -> float:
-        """Half-cosine ramp of the excitation (:func:`~hydrofmu.part_linear.ramp_factor`)."""
+        """Half-cosine ramp of the excitation
+        (:func:`~hydrofmu.runtime.parts.linear.ramp_factor`)."""
         return ramp_factor(t - t0, self.ramp_time)
 
     def force(self, ctx: Context) -> NDArray[np.float64] | None:

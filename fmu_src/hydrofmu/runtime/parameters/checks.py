@@ -113,7 +113,7 @@ def parameter_problems(
     if problems:
         return problems  # the cross-conditions need in-range values
     # The cross-conditions between parameters are the table's own
-    # (:data:`hydrofmu.parameters.CROSS_CHECKS`), run where the simulator is built.
+    # (:data:`~hydrofmu.runtime.parameters.table.CROSS_CHECKS`), run where the simulator is built.
     problems += allocation_problems(table, values, n_bodies=n_bodies)
     return problems
 

@@ -1,0 +1,208 @@
+"""The native runtime's matrices from a built
+:class:`~hydrofmu.runtime.simulator.simulator.Simulator`.
+
+Physics stays in Python: the linear model (:mod:`~hydrofmu.runtime.linear.model`), its exact
+discretisation (:func:`~hydrofmu.runtime.linear.lti.discretize`), the particular solutions of the
+sinusoids (:func:`~hydrofmu.runtime.linear.lti.particular_solution`, on the ramp the three shifted
+components of :func:`~hydrofmu.runtime.linear.lti.ramped_components` for a start time 0) and the
+output map
+(:class:`~hydrofmu.runtime.simulator.outputs.OutputMap`). The parts whose outputs the map does not
+cover are
+probed: a linear one (a joint's reaction, position and velocity) is folded into the map; a
+linear PTO's power ``-F v`` becomes a product of two outputs. Anything else is refused,
+naming the part.
+
+Build time only.
+"""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...runtime.errors import ConfigError, ExportError
+from ...runtime.linear.lti import discretize, particular_solution, quantized_step
+from ...runtime.linear.model import LinearModel
+from ...runtime.schemes.base import DIVERGENCE_LIMIT
+from ...runtime.simulator.outputs import OutputMap
+from .blob import NativeModel
+
+#: How a refused model is told to change.
+FIX = ("use radiation.method = 'state_space' (or 'constant'), linear moorings, no viscous "
+       "drag and an internal wave (wave.type = regular, irregular or none), or build the "
+       "Python FMU (hydrofmu build without --native)")
+
+#: Relative agreement required when a hybrid part's outputs are checked for linearity at a
+#: random point: a linear map reproduces them to a few ulps of the terms; 1e-9 is far above.
+LINEARITY_TOLERANCE = 1e-9
+
+
+def refusal(sim: Any) -> str:
+    """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
+    model: LinearModel = sim.linear_model
+    reasons = list(model.nonlinear)
+    method = getattr(sim, "added_mass_method", "implicit")
+    if method != "implicit":
+        reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
+    if reasons:
+        return ("the native FMU steps the linear model only, and these parts are not linear: "
+                + "; ".join(reasons) + ". Fix: " + FIX)
+    return ""
+
+
+def _fake_context(n: int, m: int, q: NDArray, v: NDArray, fc: NDArray, u: NDArray,
+                  multiplier_map: NDArray | None) -> SimpleNamespace:
+    mult = multiplier_map @ fc if multiplier_map is not None else np.zeros(0)
+    return SimpleNamespace(q=q, v=v, vn=v, u=u, multipliers=mult, t=0.0, t0=0.0, s=0.0,
+                           sn=0.0, y=None)
+
+
+def _probe(part: Any, n: int, m: int, multiplier_map: NDArray | None
+           ) -> tuple[NDArray, NDArray, list[int]]:
+    """A part's outputs as ``base + J [q; v; fc; u]`` (shape (p, 3n + m)), and the rows
+    that are not linear (checked at a seeded random point)."""
+    size = 3 * n + m
+
+    def call(x: NDArray) -> NDArray:
+        ctx = _fake_context(n, m, x[:n], x[n : 2 * n], x[2 * n : 3 * n], x[3 * n :],
+                            multiplier_map)
+        return np.asarray(part.outputs(ctx), dtype=float)
+
+    base = call(np.zeros(size))
+    jac = np.stack([call(e) - base for e in np.eye(size)], axis=1)
+    rng = np.random.default_rng(20261126)
+    x = rng.standard_normal(size)
+    got = call(x)
+    want = base + jac @ x
+    scale = np.abs(base) + np.abs(jac) @ np.abs(x) + 1e-300
+    bad = np.flatnonzero(~(np.abs(got - want) <= LINEARITY_TOLERANCE * scale))
+    return base, jac, [int(i) for i in bad]
+
+
+def _hybrid_rows(sim: Any, omap: OutputMap, c: NDArray, h: NDArray
+                 ) -> list[tuple[int, int, int, float]]:
+    """Fold the hybrid parts' outputs into ``c`` and ``h`` (in place); the products."""
+    n, nr = sim.n, sim.nr
+    m = sim.u.size
+    big_n = sim.y.size
+    nz = c.shape[1]
+    basis = sim.constraints.basis
+    q_map = np.zeros((n, nz))
+    q_map[:, :nr] = basis
+    v_map = np.zeros((n, nz))
+    v_map[:, nr : 2 * nr] = basis
+    u_map = np.zeros((m, nz))
+    u_map[:, big_n : big_n + m] = np.eye(m)
+    fc_z, fc_h = c[omap.fc_rows], h[omap.fc_rows]
+    mult = getattr(sim, "_multiplier_map", None)  # the simulator's own, as the map uses it
+    products: list[tuple[int, int, int, float]] = []
+    for part in omap.hybrid:
+        sl = part.output_slice
+        base, jac, bad = _probe(part, n, m, mult)
+        jq, jv, jf, ju = (jac[:, :n], jac[:, n : 2 * n], jac[:, 2 * n : 3 * n],
+                          jac[:, 3 * n :])
+        rows_z = jq @ q_map + jv @ v_map + jf @ fc_z + ju @ u_map
+        rows_z[:, -1] += base
+        rows_h = jf @ fc_h
+        c[sl] = rows_z
+        h[sl] = rows_h
+        if not bad:
+            continue
+        # A linear PTO: outputs [F, -F v_i]; the power is a product of two outputs.
+        index = getattr(part, "index", None)
+        if getattr(part, "kind", "") != "pto.linear" or bad != [1] or index is None:
+            names = ", ".join(sim.output_names(sim.bodies, sim.config)[sl][b] for b in bad)
+            raise ExportError(f"the outputs {names} of part '{part.kind}' are not linear in "
+                              "the state and inputs: the native FMU cannot compute them; "
+                              f"fix: {FIX}", value=part.kind)
+        v_rows = np.flatnonzero(np.all(c == v_map[index], axis=1)
+                                & np.all(h == 0.0, axis=1))
+        if v_rows.size == 0:
+            raise ExportError(f"part '{part.kind}': no output carries the velocity of DOF "
+                              f"{index + 1} that its power needs", value=part.kind)
+        c[sl.start + 1] = 0.0
+        h[sl.start + 1] = 0.0
+        products.append((sl.start + 1, sl.start, int(v_rows[0]), -1.0))
+    return products
+
+
+def live_states(f: NDArray, g: NDArray, y0: NDArray, forcing: NDArray) -> NDArray[np.bool_]:
+    """The states that can ever be nonzero: started nonzero, driven by an input, the
+    constant or a sinusoid, or by another live state (the closure through ``F``). The
+    others stay exactly 0.0 in any discretisation (``e^{F h}`` keeps the exact zeros of a
+    block-triangular ``F``): e.g. the radiation states of the DOFs a joint or ``dofs`` hold."""
+    live = (y0 != 0.0) | np.any(g != 0.0, axis=1) | np.any(forcing != 0.0, axis=0)
+    while True:
+        grown = live | np.any(f[:, live] != 0.0, axis=1)
+        if np.array_equal(grown, live):
+            return live
+        live = grown
+
+
+def native_model(sim: Any, step: float) -> NativeModel:
+    """The matrices of ``sim`` (initialized; linear) for the native runtime.
+
+    Parameters
+    ----------
+    sim
+        :class:`~hydrofmu.runtime.simulator.simulator.Simulator` with the build's parameters,
+        initialized at its
+        start time.
+    step
+        The communication step to precompute, s (others are discretised at run time).
+
+    Raises
+    ------
+    ExportError
+        A part is not linear (named, with the fix), or a wave component resonates with an
+        undamped mode.
+    """
+    why = refusal(sim)
+    if why:
+        raise ExportError(why, value=[p.kind for p in sim.parts])
+    model: LinearModel = sim.linear_model
+    omap = OutputMap.build(sim)
+    if omap is None:
+        raise ExportError("the linear output map of this model disagrees with the "
+                          "part-by-part assembly (see the simulator's warnings: "
+                          f"{sim.warnings}); the native FMU cannot be built", value=None)
+    n_state = sim.y.size
+    f = model.f
+    g = np.concatenate([model.g, model.c[:, None]], axis=1)
+    hq = quantized_step(step)
+    phi, gam0, _ = discretize(f, g, hq)
+    eye = np.eye(n_state)
+    omega = model.omega
+    try:
+        steady = particular_solution(f, eye, omega, model.forcing)
+        ramped = None
+        if model.ramp_time > 0.0 and omega.size:
+            nu = math.pi / model.ramp_time
+            quarter = -0.25 * model.forcing
+            ramped = (particular_solution(f, eye, omega, 0.5 * model.forcing),
+                      particular_solution(f, eye, omega + nu, quarter),
+                      particular_solution(f, eye, omega - nu, quarter))
+    except ConfigError as exc:
+        raise ExportError(f"the native FMU cannot be built: {exc}", value=exc.value) from exc
+    c = np.array(omap.c, dtype=float)
+    h = np.array(omap.h, dtype=complex)
+    products = _hybrid_rows(sim, omap, c, h)
+    rows = np.flatnonzero(np.any(h != 0.0, axis=1))
+    y0 = np.array(sim.y, dtype=float)
+    keep = np.flatnonzero(live_states(f, g, y0, model.forcing))
+    cols = np.concatenate([keep, np.arange(n_state, c.shape[1])])  # [x_live, u, 1]
+    fused = np.concatenate([phi, gam0], axis=1)
+    return NativeModel(
+        y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
+        h0=hq, fused0=fused[np.ix_(keep, np.concatenate([keep, np.arange(n_state,
+                                                                        fused.shape[1])]))],
+        omega=np.array(omega, dtype=float), steady=steady[:, keep],
+        ramped=None if ramped is None else tuple(a[:, keep] for a in ramped),
+        ramp_time=float(model.ramp_time), t0=float(sim.t0),
+        divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
+        products=products,
+    )

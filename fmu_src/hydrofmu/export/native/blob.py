@@ -1,0 +1,144 @@
+"""The native runtime's model file, ``resources/model.bin``: a versioned little-endian blob.
+
+The layout is documented in ``csrc/hydrofmu_native.h`` (version
+:data:`VERSION`); :func:`write_blob` writes it from a :class:`NativeModel` and
+:func:`read_blob` reads it back (for tests and ``hydrofmu doctor``).
+
+Build time only (numpy and the standard library).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...runtime.errors import ExportError
+
+MAGIC = b"HFMUNAT1"
+VERSION = 1
+HEADER_WORDS = 12
+
+
+@dataclass
+class NativeModel:
+    """Everything the C runtime steps (shapes: n states, m inputs, p outputs, k sinusoids).
+
+    Attributes
+    ----------
+    y0, u0
+        Initial state (n,) and input start values (m,).
+    f, g
+        ``y' = F y + G [u; 1] + ...``: (n, n) 1/s and (n, m + 1).
+    h0, fused0
+        The precomputed communication step (s) and its ``[Phi | Gamma]``, (n, n + m + 1).
+    omega
+        Sinusoid frequencies, (k,), rad/s.
+    steady
+        Particular solution after the ramp, ``X_k``, (k, n) complex.
+    ramped
+        On the ramp: the amplitudes at ``w_k``, ``w_k + pi/T`` and ``w_k - pi/T`` for a
+        start time 0 (the runtime rotates the last two by ``e^{+-i pi (t - t0)/T}``);
+        three (k, n) complex arrays, or ``None`` without ramp.
+    ramp_time, t0, divergence_limit
+        s, s, and the bound on ``|y|`` beyond which a step is discarded.
+    c
+        Output map of ``[y, u, 1]``, (p, n + m + 1).
+    h_rows, h
+        The outputs with a direct sinusoid and their amplitudes, (r,) and (r, k) complex.
+    products
+        ``out[i] = coef * out[j] * out[l]`` after the linear map: ``(i, j, l, coef)``.
+    real_parameters, int_parameters, str_parameters
+        Values the FMU was assembled with, in value-reference order.
+    parameter_names
+        Real, then Integer, then String parameter names.
+    guid
+        The model description's GUID.
+    scale_parameter
+        1 + the index among the Real parameters of the one that scales every sinusoid (the
+        wave height: tunable in the native FMU), 0 for none.
+    """
+
+    y0: NDArray[np.float64]
+    u0: NDArray[np.float64]
+    f: NDArray[np.float64]
+    g: NDArray[np.float64]
+    h0: float
+    fused0: NDArray[np.float64]
+    omega: NDArray[np.float64]
+    steady: NDArray[np.complex128]
+    ramped: tuple[NDArray[np.complex128], ...] | None
+    ramp_time: float
+    t0: float
+    divergence_limit: float
+    c: NDArray[np.float64]
+    h_rows: NDArray[np.intp]
+    h: NDArray[np.complex128]
+    products: list[tuple[int, int, int, float]] = field(default_factory=list)
+    real_parameters: list[float] = field(default_factory=list)
+    int_parameters: list[int] = field(default_factory=list)
+    str_parameters: list[str] = field(default_factory=list)
+    parameter_names: list[str] = field(default_factory=list)
+    guid: str = ""
+    scale_parameter: int = 0
+
+
+def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
+    arr = np.asarray(a, dtype="<f8")
+    if arr.shape != shape:
+        raise ExportError(f"native model array of shape {arr.shape}, expected {shape}",
+                          value=arr.shape)
+    return np.ascontiguousarray(arr).tobytes()
+
+
+def _text(s: str) -> bytes:
+    b = s.encode("utf-8")
+    return struct.pack("<I", len(b)) + b
+
+
+def write_blob(model: NativeModel) -> bytes:
+    """The bytes of ``resources/model.bin`` for ``model``."""
+    n, m = model.y0.size, model.u0.size
+    p, k = model.c.shape[0], model.omega.size
+    nz = n + m + 1
+    ramp = model.ramped is not None and k > 0
+    words = [n, m, p, k, int(ramp), len(model.h_rows), len(model.products),
+             len(model.real_parameters), len(model.int_parameters), len(model.str_parameters),
+             model.scale_parameter, len(model.guid)]
+    out = [MAGIC, struct.pack("<II", VERSION, HEADER_WORDS), struct.pack("<12I", *words),
+           struct.pack("<4d", model.h0, model.ramp_time, model.t0, model.divergence_limit),
+           _f64(model.y0, (n,)), _f64(model.u0, (m,)), _f64(model.f, (n, n)),
+           _f64(model.g, (n, m + 1)), _f64(model.fused0, (n, nz)), _f64(model.omega, (k,)),
+           _f64(model.steady.real, (k, n)), _f64(model.steady.imag, (k, n))]
+    if ramp:
+        for amp in model.ramped:
+            out += [_f64(amp.real, (k, n)), _f64(amp.imag, (k, n))]
+    r = len(model.h_rows)
+    out += [_f64(model.c, (p, nz)),
+            np.asarray(model.h_rows, dtype="<u4").tobytes(),
+            _f64(model.h.real, (r, k)), _f64(model.h.imag, (r, k))]
+    for i, j, k2, coef in model.products:
+        out.append(struct.pack("<IIId", i, j, k2, coef))
+    out.append(np.asarray(model.real_parameters, dtype="<f8").tobytes())
+    out.append(np.asarray(model.int_parameters, dtype="<i4").tobytes())
+    out += [_text(s) for s in model.str_parameters]
+    out += [_text(s) for s in model.parameter_names]
+    out.append(_text(model.guid))
+    return b"".join(out)
+
+
+def read_header(data: bytes) -> dict[str, int]:
+    """The sizes of a blob (``n``, ``m``, ``outputs``, ``components``, ...); ExportError
+    when it is not one."""
+    if data[:8] != MAGIC:
+        raise ExportError("not a hydrofmu native model (bad magic)", value=data[:8])
+    version, hw = struct.unpack_from("<II", data, 8)
+    if version != VERSION or hw != HEADER_WORDS:
+        raise ExportError(f"native model version {version}, this hydrofmu reads {VERSION}",
+                          value=version)
+    keys = ("n", "m", "outputs", "components", "ramp", "sine_rows", "products",
+            "real_parameters", "int_parameters", "str_parameters", "scale_parameter",
+            "guid_length")
+    return dict(zip(keys, struct.unpack_from("<12I", data, 16), strict=True))

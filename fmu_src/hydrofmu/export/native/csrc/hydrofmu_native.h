@@ -1,0 +1,81 @@
+/* hydrofmu native runtime: a physics-free stepper of an assembled linear model.
+ *
+ * The build (hydrofmu.export.native, Python) writes resources/model.bin, a versioned
+ * little-endian blob holding the model's matrices; this runtime reads it at
+ * fmi2Instantiate and steps
+ *
+ *     x(t + h) = x_p(t + h) + Phi_h (x(t) - x_p(t)) + Gamma_h [u; 1]
+ *     x_p(t)   = Re(sum_k X_k e^{i w_k t})            (the sinusoids' particular solution)
+ *     y(t)     = C [x; u; 1] + ramp(t) Re(sum_k H_k e^{i w_k t})   (+ products of outputs)
+ *
+ * with the phasors e^{i w_k t} advanced by rotation (no trigonometry per step). A step
+ * length other than the precomputed one is discretised here (Pade [13/13] scaling and
+ * squaring of Van Loan's block matrix). It knows no physics: Python assembled everything.
+ *
+ * Blob layout (version 1, all integers uint32 little-endian, reals IEEE binary64 LE):
+ *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
+ *     n, m, nout, k, has_ramp, nh, nprod, n_real_par, n_int_par, n_str_par,
+ *     scale_par (1 + the index of the Real parameter that scales every sinusoid, the wave
+ *     height, tunable: its value over the build's multiplies X and H; 0: none), guid length
+ *   then f64: h0, ramp_time, t0_build, divergence_limit
+ *   then arrays (f64 unless said): y0[n], u0[m], F[n*n], G[n*(m+1)], fused0[n*(n+m+1)],
+ *     omega[k], Xs_re[k*n], Xs_im[k*n], (if has_ramp: Xr{0,p,m}_{re,im}[k*n] x 6),
+ *     C[nout*(n+m+1)], hrows[nh] (u32), H_re[nh*k], H_im[nh*k],
+ *     prod (nprod x: u32 i, u32 j, u32 l, f64 coef),
+ *     real_par[n_real_par], int_par[n_int_par] (i32),
+ *     strings: n_str_par x (u32 length, bytes), parameter names: (n_real+n_int+n_str) x
+ *     (u32 length, bytes), guid bytes.
+ */
+#ifndef HYDROFMU_NATIVE_H
+#define HYDROFMU_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HFN_MAGIC "HFMUNAT1"
+#define HFN_VERSION 1u
+#define HFN_HEADER_WORDS 12u
+
+/* The model read from the blob (read-only after fmi2Instantiate). */
+typedef struct {
+    uint32_t n, m, nout, k, has_ramp, nh, nprod, npr, npi, nps;
+    uint32_t nz; /* n + m + 1 */
+    uint32_t scale_par; /* 1 + index of the tunable scaling parameter, 0: none */
+    double h0, ramp_time, t0_build, div_limit;
+    double *y0, *u0, *F, *G, *fused0, *omega;
+    double *xs_re, *xs_im;
+    double *xr_re[3], *xr_im[3];
+    uint32_t nact, *act; /* the states some sinusoid reaches (nonzero columns of X) */
+    double *xc[8];       /* X's active columns, contiguous: steady re, im, ramp 0-2 re, im */
+    double *C;
+    uint32_t *c_ptr, *c_idx; /* C in compressed rows (its nonzeros, in column order) */
+    double *c_val;
+    uint32_t *hrows;
+    double *h_re, *h_im;
+    uint32_t *prod_i, *prod_j, *prod_l;
+    double *prod_c;
+    double *par_r;
+    int32_t *par_i;
+    char **par_s;
+    char **names; /* npr + npi + nps parameter names */
+    char *guid;
+} hfn_model;
+
+/* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
+int hfn_model_read(hfn_model *model, const unsigned char *data, size_t size, char *err,
+                   size_t err_size);
+void hfn_model_free(hfn_model *model);
+
+/* e^A of an n x n row-major matrix (Pade [13/13], scaling and squaring). work: 6 n^2
+ * doubles, ipiv: n ints. Returns 0, or -1 when the Pade denominator is singular. */
+int hfn_expm(int n, const double *a, double *out, double *work, int *ipiv);
+
+/* Exact discretisation over h: fused = [e^{F h} | int_0^h e^{F s} ds G], n x (n + p).
+ * work: (n + p)^2 * 8 doubles, ipiv: n + p ints. */
+int hfn_discretize(int n, int p, const double *f, const double *g, double h, double *fused,
+                   double *work, int *ipiv);
+
+/* h rounded to 12 significant digits (as hydrofmu.lti.quantized_step). */
+double hfn_quantized_step(double h);
+
+#endif
