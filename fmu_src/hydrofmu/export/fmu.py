@@ -348,12 +348,12 @@ def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
 
 
 def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any]) -> None:
-    """The checks of fmi2ExitInitializationMode, on the configuration's values."""
+    """The one check of the parameters (that of fmi2ExitInitializationMode), on the
+    configuration's values, before anything is built."""
     from ..runtime.parameters.checks import check_parameters
     from ..runtime.simulator.layout import parameter_table
 
-    table = parameter_table(list(bodies), config)
-    check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))
+    check_parameters(parameter_table(list(bodies), config), config)
 
 
 def _default_experiment(config: dict[str, Any]) -> dict[str, float]:

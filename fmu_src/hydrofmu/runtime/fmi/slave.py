@@ -52,7 +52,6 @@ from pythonfmu.enums import Fmi2Status
 
 from ..errors import HydroFMUError
 from ..hydrodata.store import load_model
-from ..parameters.checks import check_allocations, check_parameters
 from ..simulator.layout import parameter_table
 from ..simulator.simulator import Simulator
 from ..simulator.work_limits import internal_steps, step_refusal
@@ -173,11 +172,9 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
         self._phase = fsm.ERROR  # until the simulator is built
         try:
             parameters = self.parameter_values()
-            irf = self._config.get("radiation", {}).get("irf_duration") or 30.0
-            check_allocations(self._parameters, parameters, n_bodies=len(self._bodies),
-                              irf_duration=irf)  # before anything is allocated
+            # Checked by the simulator's constructor before it allocates anything
+            # (parameters/checks.py: the one check).
             sim = Simulator.from_payload(self._bodies, self._config, parameters)
-            check_parameters(self._parameters, parameters, n_bodies=len(self._bodies))
             sim.initialize(self._start_time)
             u = self._reals[self._in_lo : self._in_hi]
             bad = [n for n, v in zip(self._input_names, u, strict=True) if not math.isfinite(v)]

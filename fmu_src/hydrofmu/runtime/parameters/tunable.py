@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import ConfigError, did_you_mean
 from ..simulator.layout import parameter_table
-from .table import ParameterSpec, validate_parameters
+from .checks import check_parameters
+from .table import ParameterSpec
 
 
 class Tunable:
@@ -73,8 +74,8 @@ class Tunable:
             tunable = ", ".join(n for n, p in specs.items() if p.tunable)
             raise ConfigError(f"parameter {name!r} is fixed: it cannot be changed after "
                               f"initialization (tunable: {tunable})", value=name)
-        values = validate_parameters(list(specs.values()), self.config,
-                                     {**self.parameters, name: value})
+        values = check_parameters(list(specs.values()), self.config,
+                                  {**self.parameters, name: value})
         v = values[name]
         taken = [part.set_parameter(name, v) for part in self.parts]
         if not any(taken):  # pragma: no cover - a table entry without its part is a bug

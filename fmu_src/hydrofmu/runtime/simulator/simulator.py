@@ -29,7 +29,8 @@ from ..errors import ConfigError, InputError, IntegrationError
 from ..hydrodata.model import HydroData
 from ..linear.model import assemble
 from ..linear.stepper import SinusoidBank
-from ..parameters.table import body_names, validate_parameters
+from ..parameters.checks import check_parameters
+from ..parameters.table import body_names
 from ..parameters.tunable import Tunable
 from ..parts.part import Context, Part
 from ..schemes.base import DIVERGENCE_LIMIT
@@ -63,7 +64,8 @@ class Simulator(Tunable, ModelInterface):
         Resolved configuration (:func:`hydrofmu.config.resolve` writes it).
     parameters
         FMU parameter values overriding the configuration's defaults, by name (see
-        :func:`~hydrofmu.layout.parameter_table`); validated there.
+        :func:`~hydrofmu.layout.parameter_table`); validated by
+        :func:`~hydrofmu.parameters.checks.check_parameters`.
     parts
         Extra part classes (or ``(class, options)`` pairs) after the configured ones.
     """
@@ -85,7 +87,9 @@ class Simulator(Tunable, ModelInterface):
                 value=len(self.bodies),
             )
         self.extra_parts = list(parts)
-        self.parameters = validate_parameters(
+        # The one check (parameters/checks.py): the sizes before anything is allocated,
+        # then every entry and the cross-conditions.
+        self.parameters = check_parameters(
             parameter_table(bodies, config, self.extra_parts), config, parameters)
         self.report: list[str] = []
         self.warnings: list[str] = []
