@@ -1,18 +1,24 @@
-"""The parameters are checked by one function with one default per setting.
+"""The parameters are checked by one function with one default per setting, and a model
+is built once between ``config.resolve`` and ``build_fmu``.
 
 ``parameters.checks.check_parameters`` is what the simulator's constructor runs (so
 ``config.resolve`` and ``fmi2ExitInitializationMode``) and what ``build_fmu`` runs on the
-defaults; the IRF lengths have one default (``parameters.table.IRF_DURATION``) and an
-explicit 0 is refused, naming the setting, instead of becoming 30 s.
+defaults of a configuration that ``resolve`` did not build; the IRF lengths have one
+default (``parameters.table.IRF_DURATION``) and an explicit 0 is refused, naming the
+setting, instead of becoming 30 s.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
 
-from hydrofmu.config.configuration import DEFAULTS, default_config
+from hydrofmu.config.configuration import CHECKED_KEY, DEFAULTS, default_config, model_digest
+from hydrofmu.export import fmu as export_fmu
+from hydrofmu.export.fmu import build_fmu
 from hydrofmu.runtime.errors import ConfigError
 from hydrofmu.runtime.parameters.checks import check_parameters
 from hydrofmu.runtime.parameters.table import CONFIG_DEFAULTS, IRF_DURATION, config_value
@@ -78,3 +84,41 @@ def test_one_check_sizes_first_then_entries_then_cross_conditions(
                             {"max_internal_step": 1e-6})["max_internal_step"] == 1e-6
     with pytest.raises(ConfigError, match="shorter than 4 internal steps"):
         check_parameters(table, cfg, {"wave.period": 0.02})
+
+
+def test_resolve_marks_the_model_it_built(model: tuple[list, dict]) -> None:
+    bodies, cfg = model
+    digest = model_digest(bodies, cfg)
+    assert cfg[CHECKED_KEY] == digest
+    # The payload's JSON round trip keeps it; any change of the model changes it.
+    assert model_digest(bodies, json.loads(json.dumps(cfg, allow_nan=True))) == digest
+    changed = copy.deepcopy(cfg)
+    changed["wave"]["height"] = 2.5
+    assert model_digest(bodies, changed) != digest
+    heavier = [bodies[0].with_changes(rho=1026.0)]
+    assert model_digest(heavier, cfg) != digest
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_build_fmu_does_not_build_a_resolved_model_again(
+        model: tuple[list, dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bodies, cfg = model
+    # A changed model is checked before anything is built (the one check's message).
+    bad = copy.deepcopy(cfg)
+    bad["wave"]["period"] = 0.02
+    with pytest.raises(ConfigError, match="shorter than 4 internal steps"):
+        build_fmu(bodies, bad, tmp_path / "bad.fmu", uri_shim=False)
+    # The resolved one: the staged slave is only inspected, not initialized again.
+    seen = []
+
+    def inspect(staging: Path, package: str, *, initialize: bool = True) -> dict:
+        seen.append(initialize)
+        raise _Stop
+
+    monkeypatch.setattr(export_fmu, "inspect_slave", inspect)
+    with pytest.raises(_Stop):
+        build_fmu(bodies, cfg, tmp_path / "good.fmu", uri_shim=False)
+    assert seen == [False]

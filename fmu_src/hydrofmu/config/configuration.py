@@ -25,6 +25,9 @@ Example::
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
+import json
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -218,12 +221,40 @@ def resolve(
 
     sim = Simulator(bodies, cfg)
     # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
-    # that callers print it without building the simulator again.
+    # that callers print it without building the simulator again; and the proof that this
+    # model initializes with them, so that build_fmu does not build it again.
     cfg["report"] = list(sim.report)
     cfg["warnings"] = list(sim.warnings)
+    cfg[CHECKED_KEY] = model_digest(bodies, cfg)
     if cfg["radiation"]["method"] == "convolution":
         notes.extend(_roundtrip_note(hd, cfg) for hd in bodies)
     return bodies, cfg
+
+
+#: The key of a resolved configuration that holds :func:`model_digest` of the model that
+#: :func:`resolve` built with the default parameters.
+CHECKED_KEY = "checked"
+#: What :func:`resolve` adds for the reader (not part of the model).
+DERIVED_KEYS = ("report", "warnings", "notes", CHECKED_KEY)
+
+
+def model_digest(bodies: list[HydroData], config: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a model: the configuration as JSON (without :data:`DERIVED_KEYS`)
+    and every field of each body's data. Equal digests: the same model, so a check made
+    on one (its default parameters initialize) holds for the other."""
+    h = hashlib.sha256()
+    model = {k: v for k, v in config.items() if k not in DERIVED_KEYS}
+    h.update(json.dumps(model, sort_keys=True, allow_nan=True, default=repr).encode())
+    for hd in bodies:
+        for f in dataclasses.fields(hd):
+            value = getattr(hd, f.name)
+            h.update(f.name.encode())
+            if isinstance(value, np.ndarray):
+                h.update(f"{value.dtype}{value.shape}".encode())
+                h.update(np.ascontiguousarray(value).tobytes())
+            else:
+                h.update(repr(value).encode())
+    return h.hexdigest()
 
 
 def load_config(path: str | Path) -> tuple[list[HydroData], dict[str, Any]]:
