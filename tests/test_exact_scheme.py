@@ -426,7 +426,7 @@ def test_etdrk4_step_is_set_by_the_drag_not_the_radiation_states(sphere) -> None
 
 def sim_f(bodies: list[Any], cfg: dict[str, Any]) -> np.ndarray:
     """The assembled linear part of a model (for its eigenvalues)."""
-    return assemble(Simulator(bodies, cfg, {"time_scheme": "etdrk4"})).f
+    return assemble(Simulator(bodies, cfg, {"time_scheme": "etdrk4"}).assembly).f
 
 
 # --------------------------------------------------------------------------- the FMU

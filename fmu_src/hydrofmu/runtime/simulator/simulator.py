@@ -35,6 +35,7 @@ from ..parameters.tunable import Tunable
 from ..parts.part import Context, Part
 from ..schemes.base import DIVERGENCE_LIMIT
 from ..schemes.registry import make_scheme
+from .assembly import Assembly
 from .constraints import assemble_constraints
 from .layout import (
     ModelInterface,
@@ -164,10 +165,18 @@ class Simulator(Tunable, ModelInterface):
         self.added_lagged = added - left
         self.lagged = bool(np.any(self.added_lagged))
         self.lhs = mass + extra_mass + left
-        self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
-                                                       self.added_mass_method)
-
-        self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
+        _, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
+                                           self.added_mass_method)
+        # What the output assembly, the linear model and the steppers read (read-only).
+        self.assembly = Assembly(
+            n=n, nr=self.nr, n_states=2 * self.nr + sum(q.n_states for q in self._stateful),
+            n_inputs=len(self.table.inputs), n_outputs=len(self.table.outputs),
+            parts=tuple(self.parts), constraints=self.constraints,
+            multiplier_map=self._multiplier_map, lhs=self.lhs, acc_map=self._acc_map,
+            added_left=left, added_lagged=self.added_lagged, lagged=self.lagged,
+            channels=tuple(self.table.channels), channel_rows=self._channel_rows)
+        # Local time steps (local_steps.py).
+        self.partition = StatePartition.build(self.assembly, self.report)
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.set_input_vector(self.u)
@@ -267,16 +276,38 @@ class Simulator(Tunable, ModelInterface):
         )
 
     def _context(self, t: float, y: NDArray[np.float64], sn: float,
-                 vn: NDArray[np.float64] | None = None) -> Context:
-        """Fill the shared evaluation context for time ``t`` and state ``y``."""
+                 vn: NDArray[np.float64] | None = None,
+                 u: NDArray[np.float64] | None = None) -> Context:
+        """Fill the shared evaluation context for time ``t``, state ``y`` and inputs ``u``
+        (default: the current inputs)."""
         ctx = self._ctx
         ctx.t, ctx.t0, ctx.sn = t, self.t0, sn
         ctx.s = t - (self.t0 + self.grid_index * self.dt)
         ctx.q, ctx.v = self.constraints.expand_pair(y)
         ctx.vn = ctx.v if vn is None else vn
-        ctx.u = self.u
+        ctx.u = self.u if u is None else u
         ctx.y = y
         return ctx
+
+    def _output_context(self, t: float, y: NDArray[np.float64],
+                        u: NDArray[np.float64]) -> Context:
+        """The context of the outputs at ``(t, y, u)`` (off the history grid's time)."""
+        return self._context(t, y, t - self.grid_time, u=u)
+
+    def _part_outputs(self, t: float, y: NDArray[np.float64],
+                      u: NDArray[np.float64]) -> NDArray[np.float64]:
+        """All outputs at ``(t, y, u)`` asked of the parts one by one (outputs.py); on the
+        history grid the parts that listen to new inputs take them first."""
+        if t - self.grid_time <= 1e-9 * self.dt:
+            ctx = self._context(t, y, 0.0, u=u)
+            for part in self._listening:
+                part.new_inputs(ctx)
+        return general_outputs(self.assembly, self._output_context(t, y, u), self._acc_prev)
+
+    def part_outputs(self) -> NDArray[np.float64]:
+        """All outputs now, asked of the parts one by one (what the linear output map is
+        checked against), shape (n_out,)."""
+        return self._part_outputs(self.time, self.y, self.u)
 
     def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]) -> RHS:
         """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (rhs.py): the assembled
@@ -301,9 +332,11 @@ class Simulator(Tunable, ModelInterface):
         ny = 2 * self.nr + sum(p.n_states for p in self._stateful)
         self._linear = LinearForm.assemble(self.parts, self.constraints.basis, self._acc_map,
                                            ny)
-        self.linear_model = assemble(self)
+        self.linear_model = assemble(self.assembly)
         self.sinusoids = SinusoidBank(self.linear_model.omega)
-        self._output_map = OutputMap.build(self)
+        self._output_map = None if self.partition is not None else OutputMap.build(
+            self.assembly, self.linear_model, self.sinusoids, reference=self._part_outputs,
+            context=self._output_context, t0=self.t0, warnings=self.warnings)
         self.scheme.bind(self)
         self._dirty = True
 
@@ -386,8 +419,8 @@ class Simulator(Tunable, ModelInterface):
         if not self._u_finite:
             return  # keep the last good outputs; step() reports the bad input
         omap = self._output_map
-        out = general_outputs(self) if omap is None else omap.evaluate(self.time, self.y,
-                                                                        self.u)
+        out = (self._part_outputs(self.time, self.y, self.u) if omap is None else
+               omap.evaluate(self.time, self.y, self.u, self.t0, self._output_context))
         total = float(out.sum())
         if total - total == 0.0 or np.all(np.isfinite(out)):
             self._out = out
