@@ -248,9 +248,9 @@ def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
     counter = _Counter(exc.force)
     exc.force = counter
     sim._retuned()  # the linear form holds the bound methods: take the counter
-    fused_map = sim.scheme.advance.__self__
+    fused_map = sim.interval_stepper
     if not fused:
-        sim.scheme.advance = None  # the simulator's stagewise internal steps
+        sim.interval_stepper = None  # the simulator's stagewise internal steps
     size = sim.y.size
     counts = []
     k = 0

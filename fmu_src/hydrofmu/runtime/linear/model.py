@@ -167,11 +167,11 @@ def assemble(asm: Any) -> LinearModel:
                        sine_columns=sine_columns)
 
 
-def refuse_nonlinear(model: LinearModel, scheme: str, sim: Any) -> None:
+def refuse_nonlinear(model: LinearModel, scheme: str, method: str) -> None:
     """A :class:`ConfigError` when ``scheme`` needs a linear model and ``model`` is not,
-    or when the added mass is not all on the left side; naming the parts and the fixes."""
+    or when the added mass is not all on the left side (``method``, the
+    ``added_mass.method``); naming the parts and the fixes."""
     reasons = list(model.nonlinear)
-    method = getattr(sim, "added_mass_method", "implicit")
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} moves part of the added mass to the "
                        "previous step's acceleration (a scheme-dependent delay): use "

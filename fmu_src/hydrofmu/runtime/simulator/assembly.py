@@ -22,7 +22,29 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..parts.part import Part
-from .constraints import Constraints
+from .constraints import Constraints, assemble_constraints
+from .layout import Table, added_mass_split, reduced_inverse
+
+
+def body_arrays(config: dict[str, Any], parameters: dict[str, Any]
+                ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64],
+                           NDArray[np.float64]]:
+    """The bodies' stacked mass matrix (n, n), free DOFs (n,), initial pose and velocity
+    (n,) each, from the resolved configuration and the validated parameters."""
+    n = 6 * len(config["bodies"])
+    mass = np.zeros((n, n))
+    free = np.zeros(n, dtype=bool)
+    q0 = np.zeros(n)
+    v0 = np.zeros(n)
+    for k, bc in enumerate(config["bodies"]):
+        name = bc["name"]
+        sl = slice(6 * k, 6 * k + 6)
+        mass[sl, sl] = np.asarray(bc["mass_matrix"], dtype=float)
+        free[sl] = np.asarray(bc["free_dofs"], dtype=bool)
+        for i in range(6):
+            q0[6 * k + i] = float(parameters[f"{name}.initial_pose[{i + 1}]"])
+            v0[6 * k + i] = float(parameters[f"{name}.initial_velocity[{i + 1}]"])
+    return mass, free, q0, v0
 
 
 def _frozen(a: NDArray[Any] | None) -> NDArray[Any] | None:
@@ -57,9 +79,11 @@ class Assembly:
         Left side ``M + A_left + ...``, shape (n, n), kg and kg m^2.
     acc_map
         ``L_r^-1 T^T``: a full force (n,) -> the reduced acceleration (nr,).
+    added
+        The parts' added mass, shape (n, n), kg and kg m^2.
     added_left, added_lagged
         The added mass on the left side and on the previous internal step's
-        acceleration, shape (n, n) each.
+        acceleration (``added_mass.method``), shape (n, n) each.
     lagged
         Some added mass acts through the previous acceleration (``split``, ``lagged``).
     channels
@@ -78,6 +102,7 @@ class Assembly:
     multiplier_map: NDArray[np.float64] | None
     lhs: NDArray[np.float64]
     acc_map: NDArray[np.float64]
+    added: NDArray[np.float64]
     added_left: NDArray[np.float64]
     added_lagged: NDArray[np.float64]
     lagged: bool
@@ -85,6 +110,46 @@ class Assembly:
     channel_rows: Mapping[str, int]
 
     def __post_init__(self) -> None:
-        for name in ("multiplier_map", "lhs", "acc_map", "added_left", "added_lagged"):
+        for name in ("multiplier_map", "lhs", "acc_map", "added", "added_left",
+                     "added_lagged"):
             _frozen(getattr(self, name))
         object.__setattr__(self, "channel_rows", MappingProxyType(dict(self.channel_rows)))
+
+    @classmethod
+    def build(cls, *, parts: list[Part], table: Table, mass: NDArray[np.float64],
+              free: NDArray[np.bool_], added_mass_method: str,
+              adj_mass_factor: float) -> Assembly:
+        """Assemble the built ``parts`` of a model (``table`` its ports and channels).
+
+        The constraints are the fixed DOFs (``free`` False, shape (n,)) and the parts'
+        rows (joints); the parts' state slices are shifted past ``[q_r, v_r]`` (the parts
+        are changed). The left side is ``mass`` (the bodies', (n, n)) plus the parts'
+        constant mass plus the added mass as ``added_mass_method`` treats it
+        (``adj_mass_factor`` for ``split``).
+        """
+        n = mass.shape[0]
+        constraints, multiplier_map = assemble_constraints(free, parts)
+        nr = constraints.nr
+        for part in parts:
+            sl = part.state_slice
+            part.state_slice = slice(sl.start + 2 * nr, sl.stop + 2 * nr)
+        added = np.zeros((n, n))
+        extra_mass = np.zeros((n, n))
+        for part in parts:
+            a = part.added_mass()
+            if a is not None:
+                added += a
+            m = part.left_mass()
+            if m is not None:
+                extra_mass += m
+        left = added_mass_split(added, added_mass_method, adj_mass_factor)
+        lagged = added - left
+        lhs = mass + extra_mass + left
+        _, acc_map = reduced_inverse(lhs, constraints.basis, added_mass_method)
+        return cls(n=n, nr=nr, n_states=2 * nr + sum(p.n_states for p in parts),
+                   n_inputs=len(table.inputs), n_outputs=len(table.outputs),
+                   parts=tuple(parts), constraints=constraints,
+                   multiplier_map=multiplier_map, lhs=lhs, acc_map=acc_map, added=added,
+                   added_left=left, added_lagged=lagged, lagged=bool(np.any(lagged)),
+                   channels=tuple(table.channels),
+                   channel_rows={c: i for i, c in enumerate(table.channels)})

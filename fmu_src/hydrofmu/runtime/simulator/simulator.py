@@ -35,26 +35,25 @@ from ..parameters.tunable import Tunable
 from ..parts.part import Context, Part
 from ..schemes.base import DIVERGENCE_LIMIT
 from ..schemes.registry import make_scheme
-from .assembly import Assembly
-from .constraints import assemble_constraints
+from .assembly import Assembly, body_arrays
+from .intervals import interval_stepper
 from .layout import (
     ModelInterface,
     PartSpec,
-    added_mass_split,
     build_parts,
     output_table,
     parameter_table,
     part_specs,
-    reduced_inverse,
 )
 from .local_steps import StatePartition
-from .outputs import OutputMap, general_outputs
+from .outputs import OutputMap
 from .rhs import RHS, LinearForm, part_sum_rhs
+from .simulator_outputs import SimulatorOutputs
 
 __all__ = ["DIVERGENCE_LIMIT", "Simulator"]
 
 
-class Simulator(Tunable, ModelInterface):
+class Simulator(Tunable, SimulatorOutputs, ModelInterface):
     """Time-domain simulator of one or more bodies in waves.
 
     Parameters
@@ -69,6 +68,16 @@ class Simulator(Tunable, ModelInterface):
         :func:`~hydrofmu.parameters.checks.check_parameters`.
     parts
         Extra part classes (or ``(class, options)`` pairs) after the configured ones.
+
+    Attributes
+    ----------
+    assembly
+        The assembled structure, read-only (:class:`~.assembly.Assembly`): what the output
+        assembly, the linear model and the steppers read.
+    interval_stepper
+        The linear model's map over a communication step chosen for the scheme
+        (``intervals.py``), or ``None`` (internal steps); setting it to ``None`` steps
+        stagewise (comparisons), until a tunable parameter changes.
     """
 
     def __init__(
@@ -118,63 +127,29 @@ class Simulator(Tunable, ModelInterface):
         self.added_mass_method = p["added_mass.method"]
         self.adj_mass_factor = float(p["added_mass.adj_mass_factor"])
 
-        mass = np.zeros((n, n))
-        free = np.zeros(n, dtype=bool)
-        q0 = np.zeros(n)
-        v0 = np.zeros(n)
-        for k, (bc, name) in enumerate(zip(cfg["bodies"], self.names, strict=True)):
-            sl = slice(6 * k, 6 * k + 6)
-            mass[sl, sl] = np.asarray(bc["mass_matrix"], dtype=float)
-            free[sl] = np.asarray(bc["free_dofs"], dtype=bool)
-            for i in range(6):
-                q0[6 * k + i] = float(p[f"{name}.initial_pose[{i + 1}]"])
-                v0[6 * k + i] = float(p[f"{name}.initial_velocity[{i + 1}]"])
-        self.mass, self.q0, self.v0 = mass, q0, v0
+        mass, free, self.q0, self.v0 = body_arrays(cfg, p)
+        self.mass = mass
 
-        # The parts, their inputs, states and outputs (state slices shifted past [q_r, v_r]
-        # below).
+        # The parts, their inputs, states and outputs.
         self.table = output_table(self.bodies, cfg, self.extra_parts)
-        self._channel_rows = {c: i for i, c in enumerate(self.table.channels)}
         self.parts = build_parts(
             part_specs(cfg, self.extra_parts), n_outputs=n * (5 + len(self.table.channels)),
             info=dict(bodies=self.bodies, config=cfg, parameters=p, names=self.names, n=n,
                       dt=self.dt, report=self.report, warnings=self.warnings))
-        self.constraints, self._multiplier_map = assemble_constraints(free, self.parts)
-        self.free, self.nr = self.constraints.free, self.constraints.nr
-        for part in self.parts:
-            sl = part.state_slice
-            part.state_slice = slice(sl.start + 2 * self.nr, sl.stop + 2 * self.nr)
+        # The constraints, the left side and its map to the accelerations (read-only, what
+        # the output assembly, the linear model and the steppers read; assembly.py). The
+        # parts' state slices are shifted past [q_r, v_r] there.
+        a = self.assembly = Assembly.build(
+            parts=self.parts, table=self.table, mass=mass, free=free,
+            added_mass_method=self.added_mass_method, adj_mass_factor=self.adj_mass_factor)
+        self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
+        self._multiplier_map, self._acc_map, self.lhs = a.multiplier_map, a.acc_map, a.lhs
+        self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
+        self.lagged = a.lagged
         self._stateful = [q for q in self.parts if q.n_states]
         self._forces = [q.force for q in self.parts if q.active]
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
         self._listening = [q for q in self.parts if type(q).new_inputs is not Part.new_inputs]
-
-        # Left side: body mass, the parts' constant mass, the added mass as treated.
-        added = np.zeros((n, n))
-        extra_mass = np.zeros((n, n))
-        for part in self.parts:
-            a = part.added_mass()
-            if a is not None:
-                added += a
-            m = part.left_mass()
-            if m is not None:
-                extra_mass += m
-        self.added = added
-        left = added_mass_split(added, self.added_mass_method, self.adj_mass_factor)
-        self.added_left = left
-        self.added_lagged = added - left
-        self.lagged = bool(np.any(self.added_lagged))
-        self.lhs = mass + extra_mass + left
-        _, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
-                                           self.added_mass_method)
-        # What the output assembly, the linear model and the steppers read (read-only).
-        self.assembly = Assembly(
-            n=n, nr=self.nr, n_states=2 * self.nr + sum(q.n_states for q in self._stateful),
-            n_inputs=len(self.table.inputs), n_outputs=len(self.table.outputs),
-            parts=tuple(self.parts), constraints=self.constraints,
-            multiplier_map=self._multiplier_map, lhs=self.lhs, acc_map=self._acc_map,
-            added_left=left, added_lagged=self.added_lagged, lagged=self.lagged,
-            channels=tuple(self.table.channels), channel_rows=self._channel_rows)
         # Local time steps (local_steps.py).
         self.partition = StatePartition.build(self.assembly, self.report)
         self._ctx = Context()
@@ -289,26 +264,6 @@ class Simulator(Tunable, ModelInterface):
         ctx.y = y
         return ctx
 
-    def _output_context(self, t: float, y: NDArray[np.float64],
-                        u: NDArray[np.float64]) -> Context:
-        """The context of the outputs at ``(t, y, u)`` (off the history grid's time)."""
-        return self._context(t, y, t - self.grid_time, u=u)
-
-    def _part_outputs(self, t: float, y: NDArray[np.float64],
-                      u: NDArray[np.float64]) -> NDArray[np.float64]:
-        """All outputs at ``(t, y, u)`` asked of the parts one by one (outputs.py); on the
-        history grid the parts that listen to new inputs take them first."""
-        if t - self.grid_time <= 1e-9 * self.dt:
-            ctx = self._context(t, y, 0.0, u=u)
-            for part in self._listening:
-                part.new_inputs(ctx)
-        return general_outputs(self.assembly, self._output_context(t, y, u), self._acc_prev)
-
-    def part_outputs(self) -> NDArray[np.float64]:
-        """All outputs now, asked of the parts one by one (what the linear output map is
-        checked against), shape (n_out,)."""
-        return self._part_outputs(self.time, self.y, self.u)
-
     def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]) -> RHS:
         """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (rhs.py): the assembled
         linear form (plus the stateless parts that are not linear) unless a part with
@@ -320,24 +275,31 @@ class Simulator(Tunable, ModelInterface):
         expand = self.constraints.expand_pair
         ctx.vn = expand(y_n)[1]
         if self._linear is not None and self.partition is None:
-            return self._linear.rhs(ctx, t_grid, lag, expand)
-        rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map, self.nr,
-                           t_grid, lag)
-        return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)
+            rhs = self._linear.rhs(ctx, t_grid, lag, expand)
+        else:
+            rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map,
+                               self.nr, t_grid, lag)
+            if self.partition is not None:
+                rhs = self.partition.rhs(rhs, ctx, expand, t_grid)
+        if self.scheme.uses_linear_part:  # etdrk4: the assembled linear part (schemes/base)
+            rhs.linear_part = self.linear_model.f  # type: ignore[attr-defined]
+        return rhs
 
     def _retuned(self) -> None:
         """(Re)assemble what the parameters determine: the linear form of the right-hand
-        side, the linear model (its output map, if linear) and the scheme's binding
-        (exact / etdrk4 / a Runge-Kutta map assemble the linear part, or refuse)."""
-        ny = 2 * self.nr + sum(p.n_states for p in self._stateful)
+        side, the linear model (its output map, if linear) and the interval stepper of the
+        linear model (intervals.py: exact, or a Runge-Kutta scheme's map; exact refuses a
+        model it cannot step)."""
         self._linear = LinearForm.assemble(self.parts, self.constraints.basis, self._acc_map,
-                                           ny)
+                                           self.assembly.n_states)
         self.linear_model = assemble(self.assembly)
         self.sinusoids = SinusoidBank(self.linear_model.omega)
         self._output_map = None if self.partition is not None else OutputMap.build(
             self.assembly, self.linear_model, self.sinusoids, reference=self._part_outputs,
             context=self._output_context, t0=self.t0, warnings=self.warnings)
-        self.scheme.bind(self)
+        self.interval_stepper = interval_stepper(
+            self.scheme, self.linear_model, dt=self.dt, bank=self.sinusoids, t0=self.t0,
+            added_mass_method=self.added_mass_method, local_steps=self.partition is not None)
         self._dirty = True
 
     def step(self, t: float, h: float) -> None:
@@ -353,9 +315,17 @@ class Simulator(Tunable, ModelInterface):
                 f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
             )
         self._check_inputs()
-        # exact, or a Runge-Kutta map of a linear model: leaves the simulator unchanged when
-        # it raises
-        (self.scheme.advance or self.advance_stagewise)(t + h)
+        t_end = t + h
+        # exact, or a Runge-Kutta map of a linear model (intervals.py): the new state is
+        # committed here; nothing changed when it raises. None: stagewise.
+        stepper = self.interval_stepper
+        done = None if stepper is None else stepper.advance(
+            self.y, self.u, t0=self.t0, time=self.time, grid_index=self.grid_index,
+            t_end=t_end, eps=self.grid_tolerance(t_end))
+        if done is None:
+            self.advance_stagewise(t_end)
+        else:
+            self.y, self.time, self.grid_index = done
         self._dirty = True
 
     def advance_stagewise(self, t_end: float) -> None:
@@ -408,22 +378,3 @@ class Simulator(Tunable, ModelInterface):
         """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""
         y_dot = self._rhs_factory(t, y)(t, y)
         return self.constraints.basis @ y_dot[self.nr : 2 * self.nr]
-
-    def output_vector(self) -> NDArray[np.float64]:
-        """All outputs at the current time with the current inputs (order of output_names)."""
-        if self._dirty:
-            self._evaluate_outputs()
-        return self._out
-
-    def _evaluate_outputs(self) -> None:
-        if not self._u_finite:
-            return  # keep the last good outputs; step() reports the bad input
-        omap = self._output_map
-        out = (self._part_outputs(self.time, self.y, self.u) if omap is None else
-               omap.evaluate(self.time, self.y, self.u, self.t0, self._output_context))
-        total = float(out.sum())
-        if total - total == 0.0 or np.all(np.isfinite(out)):
-            self._out = out
-            self._dirty = False
-        else:  # pragma: no cover - guarded by the step checks
-            raise IntegrationError("non-finite output", value=self.time)
