@@ -115,7 +115,7 @@ def parameter_problems(
     if problems:
         return problems  # the cross-conditions need in-range values
     # The cross-conditions between parameters are the table's own
-    # (:data:`hydrofmu.parameters.CROSS_CHECKS`), run where the simulator is built.
+    # (:data:`hydrofmu.parameters.CROSS_CHECKS`), run by :func:`check_parameters`.
     problems += allocation_problems(table, values, n_bodies=n_bodies, config=config)
     return problems
 
