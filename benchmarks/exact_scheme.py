@@ -43,7 +43,7 @@ def main() -> None:
                                           "time_scheme": scheme.split()[0],
                                           "wave.n_components": args.n_components})
             if scheme.endswith("stagewise"):
-                sim.scheme.advance = None
+                sim.interval_stepper = None
             for _ in range(round(25.0 / h)):  # past the 20 s ramp, caches warm
                 sim.step(sim.time, h)
             alone = per_step(sim, args.steps, h, outputs=False)

@@ -37,10 +37,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hydrofmu.config.configuration import default_config, resolve
-from hydrofmu.export.native import build_native_fmu
-from hydrofmu.export.native.blob import NativeModel, read_header, write_blob
-from hydrofmu.export.native.build import parameter_values
+from hydrofmu.config.configuration import default_config, resolve  # noqa: E402
+from hydrofmu.export.native import build_native_fmu  # noqa: E402
+from hydrofmu.export.native.blob import NativeModel, read_header, write_blob  # noqa: E402
+from hydrofmu.export.native.build import parameter_values  # noqa: E402
 
 HOST = ROOT / "tests" / "c_host" / "native_host.c"
 RUNTIME = ROOT / "fmu_src" / "hydrofmu" / "export" / "native" / "csrc"

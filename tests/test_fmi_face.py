@@ -4,7 +4,7 @@ Issue 11 item 3: in ``do_step`` and the getters, the common case (the FMU's own 
 step no longer than one already accepted, every input finite, the call allowed) does no
 per-step dictionary building and repeats no check; structural, not timed. The slave is
 the package's own ``HydroSlave`` on a resources folder holding the payload, as the
-export's own check builds it (``export._inspect_slave``).
+export's own check builds it (``export.fmu.inspect_slave``).
 """
 
 from __future__ import annotations

@@ -40,8 +40,8 @@ def twin_runs(bodies: list[Any], cfg: dict[str, Any], params: dict[str, Any], *,
     default on a linear model) and by its stagewise internal steps."""
     fused = Simulator(bodies, cfg, params)
     stagewise = Simulator(bodies, cfg, params)
-    assert fused.scheme.advance is not None, "the linear map is not used"
-    stagewise.scheme.advance = None
+    assert fused.interval_stepper is not None, "the linear map is not used"
+    stagewise.interval_stepper = None
     rows: dict[int, list[np.ndarray]] = {0: [], 1: []}
     for k in range(round(duration / dt)):
         for i, sim in enumerate((fused, stagewise)):
@@ -179,7 +179,7 @@ def test_a_diverging_step_is_refused_and_the_state_kept(sphere) -> None:
     and the fix, and leaves the simulator as it was."""
     bodies, cfg = sphere
     sim = Simulator(bodies, cfg, {**SIX_DOF, "max_internal_step": 2.0})
-    assert sim.scheme.advance is not None
+    assert sim.interval_stepper is not None
     with pytest.raises(IntegrationError, match=r"diverges.*'rk4'.*max_internal_step"):
         for _ in range(1000):
             before = (sim.time, sim.y.copy(), sim.grid_index)
@@ -207,7 +207,7 @@ def test_linear_map_through_the_fmu(tmp_path: Path) -> None:
     r = drive("sweep", {"fmu": str(fmu), "runs": runs}, tmp_path)["runs"][0]
     assert r["statuses"] == [FMI_OK] * 300
     sim = Simulator(bodies, cfg, params)
-    sim.scheme.advance = None  # stagewise
+    sim.interval_stepper = None  # stagewise
     names = Simulator.output_names(bodies, cfg)
     ref = []
     for _ in range(300):
@@ -230,13 +230,13 @@ def test_times_summed_by_the_importer_stay_on_the_grid(sphere) -> None:
     bodies, cfg = sphere
     sim = Simulator(bodies, cfg, {"wave.type": "irregular", "wave.n_components": 30})
     stagewise = {"calls": 0}
-    general = sim._advance
+    general = sim.advance_stagewise
 
     def counted(t_end: float) -> None:
         stagewise["calls"] += 1
         general(t_end)
 
-    sim._advance = counted
+    sim.advance_stagewise = counted
     t = 0.0
     for _ in range(30000):
         sim.step(t, 0.1)
@@ -256,8 +256,8 @@ def _twin_simulators(make: Any, steps: int, dt: float) -> float:
     """Run two simulators from ``make()``, one by the map and one stagewise, ``steps`` steps
     of ``dt`` with a varying PTO input; their largest output difference (of the peak)."""
     fused, stagewise = make(), make()
-    assert fused.scheme.advance is not None
-    stagewise.scheme.advance = None
+    assert fused.interval_stepper is not None
+    stagewise.interval_stepper = None
     rows: list[list[np.ndarray]] = [[], []]
     for k in range(steps):
         for i, sim in enumerate((fused, stagewise)):

@@ -13,7 +13,7 @@ import pytest
 
 from hydrofmu.config.configuration import default_config_data, resolve
 from hydrofmu.runtime.parts.part import LinearOutputs, LinearSystem, Part, Port
-from hydrofmu.runtime.simulator.outputs import MAP_TOLERANCE, general_outputs
+from hydrofmu.runtime.simulator.outputs import MAP_TOLERANCE
 from hydrofmu.runtime.simulator.simulator import Simulator
 from test_exact_scheme import SIX_DOF, heave_pto_force, rm3_constant
 from test_step_cost import _drag_sim, _moored_sim, _sim
@@ -28,7 +28,7 @@ def _compare_along_a_run(sim: Simulator, steps: int = 300, dt: float = 0.1) -> f
         heave_pto_force(k * dt, sim)
         sim.step(sim.time, dt)
         got.append(sim.output_vector().copy())
-        ref.append(general_outputs(sim))
+        ref.append(sim.part_outputs())
     got_a, ref_a = np.array(got), np.array(ref)
     peak = np.max(np.abs(ref_a), axis=0)
     scale = np.maximum(peak, 1e-8 * peak.max())

@@ -155,8 +155,9 @@ def test_runs_with_and_without_the_linear_form_agree(monkeypatch) -> None:
     both sides; the counts prove which right-hand side each run evaluated."""
     a, b = _sim("state_space"), _sim("state_space")
     for sim in (a, b):
-        assert sim.scheme.advance is not None  # the linear map binds on this model ...
-        sim.scheme.advance = None  # ... and is switched off: stagewise internal steps
+        # the simulator chose the scheme's linear map on this model ...
+        assert type(sim.interval_stepper).__name__ == "LinearRungeKutta"
+        sim.interval_stepper = None  # ... and it is switched off: stagewise internal steps
     assert a._linear is not None and a.scheme is not b.scheme
     b._linear = None  # the part sum
     a._linear.rhs, linear = _counted(a._linear.rhs)
@@ -286,9 +287,9 @@ def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
     counter = _Counter(exc.force)
     exc.force = counter
     sim._retuned()  # the linear form holds the bound methods: take the counter
-    fused_map = sim.scheme.advance.__self__
+    fused_map = sim.interval_stepper
     if not fused:
-        sim.scheme.advance = None  # the simulator's stagewise internal steps
+        sim.interval_stepper = None  # the simulator's stagewise internal steps
     size = sim.y.size
     counts = []
     k = 0

@@ -154,7 +154,8 @@ def test_late_start_with_accumulated_times() -> None:
     def decay(t0: float) -> np.ndarray:
         sim = make_simulator(default_sphere_body(dofs=["heave"],
                                                  initial_pose=[0, 0, 0.5, 0, 0, 0]),
-                             wave={"type": "none"}, simulation={"start_time": t0})
+                             wave={"type": "none"},
+                             simulation={"start_time": t0, "stop_time": t0 + 30.0})
         c = column(sim, "body.pose[3]")
         t, z = t0, []
         for _ in range(300):

@@ -25,6 +25,9 @@ Example::
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
+import json
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -34,50 +37,15 @@ import numpy as np
 
 from ..runtime.errors import ConfigError, HydroDataError
 from ..runtime.hydrodata.model import HydroData
+from ..runtime.parameters.table import CONFIG_DEFAULTS, config_value
 from .bodies import BODY_KEYS, parse_joints, resolve_body, resolve_coupling
 from .values import check_type, unknown_key
 
 BUILTIN_PREFIX = "builtin:"
 BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
 
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "simulation": {
-        "time_scheme": "rk4",
-        "max_internal_step": 0.01,
-        "start_time": 0.0,
-        "stop_time": 200.0,
-        "output_interval": 0.1,
-        "max_internal_steps_per_call": 10_000_000,
-    },
-    "wave": {
-        "type": "regular",
-        "height": 1.0,
-        "period": 8.0,
-        "direction": 0.0,
-        "seed": 1,
-        "ramp_time": 20.0,
-        "spectrum": "jonswap",
-        "gamma": 3.3,
-        "n_components": 200,
-        "discretization": "equal_energy",
-    },
-    # omega_max: cut of the IRF frequency integral (None: the data's last frequency);
-    # taper: fraction of [0, omega_max] over which a half-cosine window brings the data to
-    # zero at the cut (limits the ringing of a sharp cut).
-    "excitation": {"preview_time": 0.0, "irf_duration": 30.0, "omega_max": None,
-                   "taper": 0.0},
-    # ss_tolerance, ss_max_order: the state-space realisation's relative L2 IRF error per
-    # entry and largest order per entry (build time: hydrofmu.statespace_payload).
-    "radiation": {"method": "convolution", "irf_duration": 30.0, "omega_max": None,
-                  "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10},
-    "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
-    # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
-    # (false: only each body's own blocks, WEC-Sim's default).
-    "multibody": {"b2b": True},
-    # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
-    # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
-    "export": {"runtime": "python"},
-}
+#: The sections of the configuration and their defaults (one table, run time).
+DEFAULTS = CONFIG_DEFAULTS
 #: The FMU runtimes of [export] runtime.
 RUNTIMES = ("python", "native")
 _SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
@@ -181,7 +149,7 @@ def _roundtrip_note(hd: HydroData, cfg: dict[str, Any]) -> str:
     from ..runtime.irf.checks import irf_roundtrip_error
 
     dt = float(cfg["simulation"]["max_internal_step"])
-    duration = float(cfg["radiation"]["irf_duration"])
+    duration = float(config_value(cfg, "radiation", "irf_duration"))
     t = np.arange(round(duration / dt) + 1) * dt
     rad = cfg["radiation"]
     r = irf_roundtrip_error(hd, t, omega_max=rad["omega_max"], taper=float(rad["taper"]))
@@ -254,23 +222,18 @@ def resolve(
                                 [b.get("hydro_body") for b in parsed], bodies, notes)
     if cfg["radiation"]["method"] == "state_space":  # after the coupling: its blocks too
         add_realisation(bodies, cfg)
-    # Validate the FMU-parameter defaults now rather than at FMU instantiation.
-    from ..runtime.parameters.checks import check_allocations, check_parameters
-    from ..runtime.simulator.layout import parameter_table
+    # Validate the FMU-parameter defaults now rather than at FMU instantiation: the
+    # simulator's constructor runs the one check of fmi2ExitInitializationMode
+    # (parameters/checks.py) and the parts' own checks.
     from ..runtime.simulator.simulator import Simulator
 
-    # The checks of fmi2ExitInitializationMode: the sizes before the simulator allocates
-    # anything, the simulator's own checks, then the ranges and cross-conditions.
-    table = parameter_table(bodies, cfg)
-    values = {p.name: p.start for p in table}
-    check_allocations(table, values, n_bodies=len(bodies),
-                      irf_duration=cfg["radiation"].get("irf_duration") or 30.0)
     sim = Simulator(bodies, cfg)
-    check_parameters(table, values, n_bodies=len(bodies))
     # What the model reports with its default parameters (IRF lengths, cut-offs), kept so
-    # that callers print it without building the simulator again.
+    # that callers print it without building the simulator again; and the proof that this
+    # model initializes with them, so that build_fmu does not build it again.
     cfg["report"] = list(sim.report)
     cfg["warnings"] = list(sim.warnings)
+    cfg[CHECKED_KEY] = model_digest(bodies, cfg)
     if cfg["radiation"]["method"] == "convolution":
         notes.extend(_roundtrip_note(hd, cfg) for hd in bodies)
     return bodies, cfg
@@ -291,6 +254,32 @@ def apply_overrides(data: dict[str, Any], overrides: dict[str, Any]) -> dict[str
         else:
             data[section] = copy.deepcopy(values)
     return data
+
+
+#: The key of a resolved configuration that holds :func:`model_digest` of the model that
+#: :func:`resolve` built with the default parameters.
+CHECKED_KEY = "checked"
+#: What :func:`resolve` adds for the reader (not part of the model).
+DERIVED_KEYS = ("report", "warnings", "notes", CHECKED_KEY)
+
+
+def model_digest(bodies: list[HydroData], config: dict[str, Any]) -> str:
+    """SHA-256 (hex) of a model: the configuration as JSON (without :data:`DERIVED_KEYS`)
+    and every field of each body's data. Equal digests: the same model, so a check made
+    on one (its default parameters initialize) holds for the other."""
+    h = hashlib.sha256()
+    model = {k: v for k, v in config.items() if k not in DERIVED_KEYS}
+    h.update(json.dumps(model, sort_keys=True, allow_nan=True, default=repr).encode())
+    for hd in bodies:
+        for f in dataclasses.fields(hd):
+            value = getattr(hd, f.name)
+            h.update(f.name.encode())
+            if isinstance(value, np.ndarray):
+                h.update(f"{value.dtype}{value.shape}".encode())
+                h.update(np.ascontiguousarray(value).tobytes())
+            else:
+                h.update(repr(value).encode())
+    return h.hexdigest()
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None

@@ -188,6 +188,11 @@ def build_fmu(
                 where += "; on Linux this FMU's URI shim handles it, on Windows it does not"
             warnings.warn(f"{problem} ({where})", stacklevel=2)
     config = _payload_config(config)
+    # A configuration from config.resolve whose model is unchanged was built there with its
+    # default parameters (the one check, the parts' own checks): not built again here.
+    from ..config.configuration import CHECKED_KEY, model_digest
+
+    checked = config.get(CHECKED_KEY) == model_digest(list(bodies), config)
     # The state-space radiation realisation, so that radiation.method = state_space can be
     # chosen at run time (the FMU cannot make it: build-time module).
     from ..statespace.payload import add_realisation
@@ -201,7 +206,8 @@ def build_fmu(
         config = {**config, "user_parts": user_entries}
     else:
         user_files = {}
-    _check_default_parameters(bodies, config, parts)
+    if not checked:
+        _check_default_parameters(bodies, config, parts)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
 
     from pythonfmu.builder import FmuBuilder
@@ -236,7 +242,7 @@ def build_fmu(
                 canGetAndSetFMUstate=True,
                 canSerializeFMUstate=True,
             )
-            metadata = _inspect_slave(staging, package)
+            metadata = inspect_slave(staging, package, initialize=not checked)
         # The binary patches first: the rewrite below also makes every member readable.
         if uri_shim:
             native.add_uri_shim(built, model_name)
@@ -316,12 +322,12 @@ def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
 
 def _check_default_parameters(bodies: Sequence[Any], config: dict[str, Any],
                               parts: Sequence[Any] = ()) -> None:
-    """The checks of fmi2ExitInitializationMode, on the configuration's values."""
+    """The one check of the parameters (that of fmi2ExitInitializationMode), on the
+    configuration's values, before anything is built."""
     from ..runtime.parameters.checks import check_parameters
     from ..runtime.simulator.layout import parameter_table
 
-    table = parameter_table(list(bodies), config, list(parts))
-    check_parameters(table, {p.name: p.start for p in table}, n_bodies=len(bodies))
+    check_parameters(parameter_table(list(bodies), config, list(parts)), config)
 
 
 def _default_experiment(config: dict[str, Any]) -> dict[str, float]:
@@ -331,12 +337,18 @@ def _default_experiment(config: dict[str, Any]) -> dict[str, float]:
     return {attr: float(sim[key]) for attr, key in keys.items() if key in sim}
 
 
-def _inspect_slave(staging: Path, package: str) -> dict[str, Any]:
-    """Interface metadata of the bundled slave, after checking that it initializes."""
+def inspect_slave(staging: Path, package: str, *, initialize: bool = True) -> dict[str, Any]:
+    """Interface metadata of the bundled slave (imported from the staged package and
+    instantiated: its payload loaded, its variables registered), after checking that it
+    initializes with its default parameters when ``initialize`` (not needed for a model
+    that :func:`~hydrofmu.config.configuration.resolve` built: see
+    :func:`hydrofmu.config.configuration.model_digest`)."""
     import importlib
 
     module = importlib.import_module(f"{package}.fmi.slave")
     slave = module.HydroSlave(instance_name="hydrofmu-export", resources=str(staging))
+    if not initialize:
+        return slave.interface_metadata()
     slave.setup_experiment(0.0, None, None)
     slave.enter_initialization_mode()
     slave.exit_initialization_mode()

@@ -53,7 +53,6 @@ from pythonfmu.enums import Fmi2Status
 
 from ..errors import HydroFMUError
 from ..hydrodata.store import load_model
-from ..parameters.checks import check_allocations, check_parameters
 from ..parameters.work_limits import internal_steps, step_refusal
 from ..parts.user import user_part_specs
 from ..simulator.layout import parameter_table
@@ -181,12 +180,10 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
         self._phase = fsm.ERROR  # until the simulator is built
         try:
             parameters = self.parameter_values()
-            irf = self._config.get("radiation", {}).get("irf_duration") or 30.0
-            check_allocations(self._parameters, parameters, n_bodies=len(self._bodies),
-                              irf_duration=irf)  # before anything is allocated
+            # Checked by the simulator's constructor before it allocates anything
+            # (parameters/checks.py: the one check).
             sim = Simulator.from_payload(self._bodies, self._config, parameters,
                                          parts=self._parts)
-            check_parameters(self._parameters, parameters, n_bodies=len(self._bodies))
             sim.initialize(self._start_time)
             u = self._reals[self._in_lo : self._in_hi]
             bad = [n for n, v in zip(self._input_names, u, strict=True) if not math.isfinite(v)]

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..irf.transforms import radiation_irf, radiation_irf_from_arrays
-from ..parameters.table import check_positive, irf_options
+from ..parameters.table import irf_duration, irf_options
 from ..parts.part import Context, LinearSystem, ModelInfo, Part
 from .convolution import NEGLIGIBLE, ConvolutionRadiation, active_pairs
 from .radiation_ss import StateSpaceRadiation, stored_realisation
@@ -123,9 +123,7 @@ class RadiationPart(Part):
             model.report.extend(entry.get("report", []))
             self.model = None
         elif self.method == "convolution":
-            duration = model.config["radiation"]["irf_duration"]
-            duration = 30.0 if duration is None else duration
-            duration = check_positive("radiation.irf_duration", duration)
+            duration = irf_duration(model.config, "radiation")
             nk = round(duration / dt) + 1
             t = np.arange(nk) * dt
             kernel = np.zeros((nk, n, n))

@@ -25,7 +25,7 @@ from ..errors import ConfigError
 from ..hydrodata.model import DOF_NAMES, HydroData
 from ..irf.checks import cutoff_fraction
 from ..irf.transforms import excitation_irf
-from ..parameters.table import check_positive, irf_options
+from ..parameters.table import irf_duration, irf_options
 from ..parts.linear import ramp_factor
 from ..parts.part import (
     Context,
@@ -170,8 +170,7 @@ class WaveExcitation(Part):
                 "is delayed by its distance over the group velocity, beyond the kernel; "
                 "use an internal wave (regular, irregular) or the data's own origin",
                 value=moved)
-        duration = model.config["excitation"].get("irf_duration") or 30.0
-        duration = check_positive("excitation.irf_duration", duration)
+        duration = irf_duration(model.config, "excitation")
         dt = self.dt
         preview = self.preview_time
         nk = math.floor((preview + duration) / dt) + 1

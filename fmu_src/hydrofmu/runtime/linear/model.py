@@ -97,19 +97,19 @@ def _add(target: NDArray[Any], rows: slice, cols: slice | None, value: Any,
         target[rows, cols] += m
 
 
-def assemble(sim: Any) -> LinearModel:
-    """The linear part of a :class:`~hydrofmu.runtime.simulator.simulator.Simulator`
-    (built, any state).
+def assemble(asm: Any) -> LinearModel:
+    """The linear part of a model assembled by the simulator
+    (:class:`~hydrofmu.simulator.assembly.Assembly`).
 
-    Uses the simulator's parts (their slices), ``constraints.basis`` (T), ``_acc_map``
+    Uses its parts (their slices), ``constraints.basis`` (T), ``acc_map``
     (``L_r^-1 T^T``), ``nr``, ``n``, the input count and the state size.
     """
-    n, nr = sim.n, sim.nr
-    big_n = sim.y.size
-    m = sim.u.size
+    n, nr = asm.n, asm.nr
+    big_n = asm.n_states
+    m = asm.n_inputs
     nz = big_n + m + 1
-    basis = sim.constraints.basis
-    acc = sim._acc_map  # (nr, n): the reduced acceleration of a full force
+    basis = asm.constraints.basis
+    acc = asm.acc_map  # (nr, n): the reduced acceleration of a full force
     # Each channel's force as a linear map of z = [y, u, 1] (+ sinusoids).
     channel_force: dict[str | None, NDArray[np.float64]] = {}
     f = np.zeros((big_n, big_n))
@@ -122,7 +122,7 @@ def assemble(sim: Any) -> LinearModel:
     ramps: set[float] = set()
     nonlinear: list[str] = []
     k_total = 0
-    for index, part in enumerate(sim.parts):
+    for index, part in enumerate(asm.parts):
         lin = part.linear_system()
         if lin is None:
             nonlinear.append(part.why_not_linear())
@@ -169,11 +169,11 @@ def assemble(sim: Any) -> LinearModel:
                        sine_columns=sine_columns)
 
 
-def refuse_nonlinear(model: LinearModel, scheme: str, sim: Any) -> None:
+def refuse_nonlinear(model: LinearModel, scheme: str, method: str) -> None:
     """A :class:`ConfigError` when ``scheme`` needs a linear model and ``model`` is not,
-    or when the added mass is not all on the left side; naming the parts and the fixes."""
+    or when the added mass is not all on the left side (``method``, the
+    ``added_mass.method``); naming the parts and the fixes."""
     reasons = list(model.nonlinear)
-    method = getattr(sim, "added_mass_method", "implicit")
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} moves part of the added mass to the "
                        "previous step's acceleration (a scheme-dependent delay): use "

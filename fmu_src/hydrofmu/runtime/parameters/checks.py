@@ -1,12 +1,16 @@
-"""The checks of a set of parameter values: types, ranges, choices and cross-conditions.
+"""The one check of a set of parameter values: sizes, types, ranges, choices, cross-conditions.
 
-One definition answers both ``fmi2ExitInitializationMode`` (inside the FMU) and
-``hydrofmu build`` (the configuration's defaults): :func:`parameter_problems` lists every
-problem, :func:`check_parameters` raises them as one :class:`~hydrofmu.runtime.errors.ConfigError`.
-Nothing here allocates more than the values themselves: a value such as
-``wave.n_components = 1e9`` is refused from an estimate, before any array exists.
+:func:`check_parameters` is the check every caller uses (the simulator's constructor, so
+``fmi2ExitInitializationMode`` inside the FMU and :func:`~hydrofmu.config.configuration.resolve`;
+:func:`~hydrofmu.export.fmu.build_fmu` on the configuration's defaults before it builds; a
+tunable change): first the values that size the simulator's arrays, from estimates only,
+so that a value such as ``wave.n_components = 1e9`` is refused before any array exists;
+then each entry's own check and the cross-conditions
+(:func:`~hydrofmu.runtime.parameters.table.validate_parameters`). :func:`parameter_problems` lists
+the
+problems of a set of values without raising.
 
-This module is run time (bundled in the FMU): standard library only.
+Run-time module (bundled in the FMU): numpy and the standard library only.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
+from .table import ParameterSpec, config_value, merged_values, validate_parameters
 from .work_limits import MEMORY_LIMIT, memory_estimate
 
 
@@ -33,7 +38,7 @@ def _range_problem(spec: Any, value: Any) -> str | None:
 
 def allocation_problems(
     table: Sequence[Any], values: Mapping[str, Any], *, n_bodies: int,
-    irf_duration: float = 30.0,
+    config: dict[str, Any] | None = None,
 ) -> list[str]:
     """Problems of the values that size the simulator's arrays, from estimates only.
 
@@ -47,8 +52,10 @@ def allocation_problems(
     ----------
     table, values, n_bodies
         As :func:`parameter_problems`.
-    irf_duration
-        Length of the radiation IRF, s (``[radiation] irf_duration``).
+    config
+        The resolved configuration, for the length of the radiation IRF (``[radiation]
+        irf_duration``, its default when not given); a length that is not a number > 0
+        is left to the radiation part's message.
     """
     specs = {s.name: s for s in table}
     problems = []
@@ -68,7 +75,9 @@ def allocation_problems(
                     "components resolve a spectrum"
                 )
     dt = values.get("max_internal_step")
-    if isinstance(dt, int | float) and math.isfinite(dt) and dt > 0:
+    irf_duration = config_value(config or {}, "radiation", "irf_duration")
+    if isinstance(dt, int | float) and math.isfinite(dt) and dt > 0 \
+            and isinstance(irf_duration, int | float) and irf_duration > 0:
         samples = float(irf_duration) / float(dt) + 1.0
         need = samples * (n_dof * n_dof + n_dof) * 8.0
         if need > MEMORY_LIMIT:
@@ -80,20 +89,12 @@ def allocation_problems(
     return problems
 
 
-def check_allocations(
-    table: Sequence[Any], values: Mapping[str, Any], *, n_bodies: int,
-    irf_duration: float = 30.0,
-) -> None:
-    """Raise :class:`ConfigError` listing the problems of :func:`allocation_problems`."""
-    problems = allocation_problems(table, values, n_bodies=n_bodies, irf_duration=irf_duration)
-    if problems:
-        raise ConfigError("; ".join(problems), value=problems)
-
-
 def parameter_problems(
-    table: Sequence[Any], values: Mapping[str, Any], *, n_bodies: int
+    table: Sequence[Any], values: Mapping[str, Any], *, n_bodies: int,
+    config: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Every problem of ``values`` against ``table``, as one-line messages.
+    """Every problem of ``values`` against ``table``, as one-line messages (the entries'
+    own checks and the sizes; not the cross-conditions).
 
     Parameters
     ----------
@@ -103,6 +104,8 @@ def parameter_problems(
         Parameter name -> value (all of the table's names).
     n_bodies
         Number of bodies (6 DOFs each), for the memory estimate.
+    config
+        As :func:`allocation_problems`.
 
     Returns
     -------
@@ -113,15 +116,43 @@ def parameter_problems(
     if problems:
         return problems  # the cross-conditions need in-range values
     # The cross-conditions between parameters are the table's own
-    # (:data:`~hydrofmu.runtime.parameters.table.CROSS_CHECKS`), run where the simulator is built.
-    problems += allocation_problems(table, values, n_bodies=n_bodies)
+    # (:data:`~hydrofmu.runtime.parameters.table.CROSS_CHECKS`), run by :func:`check_parameters`.
+    problems += allocation_problems(table, values, n_bodies=n_bodies, config=config)
     return problems
 
 
 def check_parameters(
-    table: Sequence[Any], values: Mapping[str, Any], *, n_bodies: int
-) -> None:
-    """Raise :class:`ConfigError` listing every problem found by :func:`parameter_problems`."""
-    problems = parameter_problems(table, values, n_bodies=n_bodies)
+    table: list[ParameterSpec], config: dict[str, Any],
+    overrides: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The validated values of every parameter of ``table``: the one check (module
+    docstring). Defaults of ``table``, then ``overrides`` by name.
+
+    Parameters
+    ----------
+    table
+        The model's parameter table (:func:`~hydrofmu.runtime.simulator.layout.parameter_table`).
+    config
+        The resolved configuration (bodies, the radiation IRF's length, the settings the
+        cross-conditions read).
+    overrides
+        Parameter values by FMU name.
+
+    Returns
+    -------
+    dict
+        Name -> validated value, for every entry of ``table``.
+
+    Raises
+    ------
+    ConfigError
+        An unknown name; values that would size arrays beyond the memory limit (all of
+        them, in one message, before anything is allocated); a value its entry refuses;
+        a failed cross-condition.
+    """
+    values = merged_values(table, dict(overrides or {}))
+    problems = allocation_problems(table, values, n_bodies=len(config["bodies"]),
+                                   config=config)
     if problems:
         raise ConfigError("; ".join(problems), value=problems)
+    return validate_parameters(table, config, values)

@@ -34,6 +34,67 @@ MAX_WAVE_COMPONENTS = 100_000
 #: Default of the max_internal_steps_per_call parameter: 1e7 internal steps (~1e3 s of
 #: work for one doStep); a real communication step takes 1 to 1e3.
 MAX_INTERNAL_STEPS_PER_CALL = 10_000_000
+#: Length of the radiation and excitation impulse-response functions kept, s (``[radiation]``
+#: and ``[excitation] irf_duration``).
+IRF_DURATION = 30.0
+
+#: The configuration's sections and their defaults: the one default of every setting (the
+#: configuration is merged with it when resolved,
+# :func:`~hydrofmu.config.configuration.parse_config`; the
+#: run time reads a setting through :func:`config_value`).
+CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
+    "simulation": {
+        "time_scheme": "rk4",
+        "max_internal_step": 0.01,
+        "start_time": 0.0,
+        "stop_time": 200.0,
+        "output_interval": 0.1,
+        "max_internal_steps_per_call": MAX_INTERNAL_STEPS_PER_CALL,
+    },
+    "wave": {
+        "type": "regular",
+        "height": 1.0,
+        "period": 8.0,
+        "direction": 0.0,
+        "seed": 1,
+        "ramp_time": 20.0,
+        "spectrum": "jonswap",
+        "gamma": 3.3,
+        "n_components": 200,
+        "discretization": "equal_energy",
+    },
+    # omega_max: cut of the IRF frequency integral (None: the data's last frequency);
+    # taper: fraction of [0, omega_max] over which a half-cosine window brings the data to
+    # zero at the cut (limits the ringing of a sharp cut).
+    "excitation": {"preview_time": 0.0, "irf_duration": IRF_DURATION, "omega_max": None,
+                   "taper": 0.0},
+    # ss_tolerance, ss_max_order: the state-space realisation's relative L2 IRF error per
+    # entry and largest order per entry (build time: hydrofmu.statespace.payload).
+    "radiation": {"method": "convolution", "irf_duration": IRF_DURATION, "omega_max": None,
+                  "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10},
+    "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
+    # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
+    # (false: only each body's own blocks, WEC-Sim's default).
+    "multibody": {"b2b": True},
+    # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
+    # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
+    "export": {"runtime": "python"},
+}
+
+
+def config_value(config: dict[str, Any], section: str, key: str) -> Any:
+    """``config[section][key]``, or its default (:data:`CONFIG_DEFAULTS`) when the section
+    or the key is missing or ``None``. Not checked: the part that uses a value checks it
+    (an explicit ``0`` stays ``0``)."""
+    value = config.get(section, {}).get(key)
+    return CONFIG_DEFAULTS[section][key] if value is None else value
+
+
+def irf_duration(config: dict[str, Any], section: str) -> float:
+    """``[section] irf_duration`` (s), checked: a finite number > 0 (an explicit 0 is
+    refused with a :class:`ConfigError` naming it), :data:`IRF_DURATION` when not given."""
+    return check_positive(f"{section}.irf_duration",
+                          config_value(config, section, "irf_duration"))
 
 
 @dataclass(frozen=True)
@@ -185,7 +246,7 @@ def model_parameter_specs(bodies: list[HydroData],
     ]
     p.append(ParameterSpec(
         "max_internal_steps_per_call", "Integer",
-        int(sim.get("max_internal_steps_per_call", MAX_INTERNAL_STEPS_PER_CALL)), None,
+        int(config_value(config, "simulation", "max_internal_steps_per_call")), None,
         "Work limit: a doStep needing more internal steps than this is refused "
         "(fmi2Discard); raise it for longer communication steps", min=1, max=INT_MAX))
     for b in config["bodies"]:
@@ -296,6 +357,24 @@ CROSS_CHECKS: list[Callable[[dict[str, Any], dict[str, Any]], None]] = [
 ]
 
 
+def merged_values(table: list[ParameterSpec], overrides: dict[str, Any] | None = None
+                  ) -> dict[str, Any]:
+    """The defaults of ``table`` updated by ``overrides`` (by name; not checked yet).
+
+    Raises
+    ------
+    ConfigError
+        An unknown name (with the closest match).
+    """
+    values: dict[str, Any] = {p.name: p.start for p in table}
+    for name, value in (overrides or {}).items():
+        if name not in values:
+            hint = did_you_mean(name, list(values))
+            raise ConfigError(f"unknown parameter {name!r}{hint}", value=name)
+        values[name] = value
+    return values
+
+
 def validate_parameters(
     table: list[ParameterSpec], config: dict[str, Any],
     overrides: dict[str, Any] | None = None,
@@ -310,12 +389,7 @@ def validate_parameters(
         An unknown name (with the closest match), a value its entry refuses, or a failed
         cross-condition.
     """
-    values: dict[str, Any] = {p.name: p.start for p in table}
-    for name, value in (overrides or {}).items():
-        if name not in values:
-            hint = did_you_mean(name, list(values))
-            raise ConfigError(f"unknown parameter {name!r}{hint}", value=name)
-        values[name] = value
+    values = merged_values(table, overrides)
     for p in table:
         values[p.name] = p.validate(values[p.name])
     for cross in CROSS_CHECKS:

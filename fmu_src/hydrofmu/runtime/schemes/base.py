@@ -9,13 +9,25 @@ semi-implicit scheme starts its iteration from, the held derivatives of a local-
 scheme) is returned by :meth:`TimeScheme.get_state` as a dict of finite float arrays and
 restored by :meth:`TimeScheme.set_state`; an empty dict restores a fresh scheme (the next
 step restarts it).
+
+A right-hand side may offer more than ``f(t, y)``: its linear part ``f.linear_part`` (the
+matrix ``F`` of ``f(t, y) = F y + g(t, y)``, shape (n, n), when the simulator knows it;
+read by the schemes with ``uses_linear_part``, ``etdrk4``) and the partition protocol of
+the local-time-step schemes (``local.py``).
+
+The second protocol here, :class:`IntervalStepper`, is not a time scheme: the map of a
+linear model over a whole communication step (``exact``, a Runge-Kutta scheme's linear
+map), chosen by the simulator from its linear model and the scheme named by the user. It
+returns the new state, time and history-grid index (:class:`Interval`) for the simulator
+to commit, or ``None`` when the interval is not one it steps (the simulator then takes its
+internal steps with the scheme).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, ClassVar, NoReturn
+from typing import ClassVar, NamedTuple, NoReturn, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,6 +62,26 @@ def diverged(y: NDArray[np.float64], t: float, label: str, why: str) -> NoReturn
         value=t)
 
 
+class Interval(NamedTuple):
+    """The end of a communication step taken by an :class:`IntervalStepper`."""
+
+    y: NDArray[np.float64]
+    time: float
+    grid_index: int
+
+
+class IntervalStepper(Protocol):
+    """The map of a linear model over a communication step (module docstring)."""
+
+    def advance(self, y: NDArray[np.float64], u: NDArray[np.float64], *, t0: float,
+                time: float, grid_index: int, t_end: float, eps: float) -> Interval | None:
+        """From the state ``y`` at ``time`` (s; ``grid_index`` its history-grid index, the
+        run started at ``t0``) to ``t_end`` with the inputs ``u`` held; ``eps`` the grid
+        tolerance at ``t_end`` (s). ``None``: not an interval this stepper takes. Raises
+        :class:`IntegrationError` for a diverging state (nothing is changed)."""
+        ...
+
+
 def same_step(a: float, b: float) -> bool:
     """True if two steps (s) are equal to round-off (a few ulps of the larger)."""
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
@@ -68,19 +100,11 @@ class TimeScheme:
 
     name: ClassVar[str] = ""
     order: ClassVar[int] = 0
-    #: Set by :meth:`bind` in a scheme that advances the whole communication interval
-    #: itself (``advance(t_end)``: ``exact``, or a Runge-Kutta scheme's map of a linear
-    #: model), leaving the simulator unchanged when it raises; ``None``: the simulator's
-    #: internal steps.
-    advance: Callable[[float], None] | None = None
     #: True when a communication step is one step of the scheme whatever its length
     #: (``exact``): the work limit counts it as one internal step.
     one_step: ClassVar[bool] = False
-
-    def bind(self, model: Any) -> None:
-        """Called once the simulator ``model`` is assembled (and again after a tunable
-        parameter changed): a scheme that needs the model's structure (its linear part)
-        takes it here and may refuse the model with a :class:`ConfigError`."""
+    #: The scheme reads ``f.linear_part`` (module docstring); the simulator offers it.
+    uses_linear_part: ClassVar[bool] = False
 
     @property
     def label(self) -> str:

@@ -41,7 +41,7 @@ Run-time module: numpy and the standard library only.
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,7 +50,7 @@ from ..errors import ConfigError, IntegrationError
 from ..linear.lti import particular_solution, ramped_components
 from ..linear.model import LinearModel, refuse_nonlinear
 from ..linear.stepper import ExactStepper, SinusoidBank, SinusoidSegment
-from .base import DIVERGENCE_LIMIT, RHS, TimeScheme, diverged
+from .base import DIVERGENCE_LIMIT, RHS, Interval, TimeScheme, diverged
 
 #: Why a linear model stepped exactly diverges, and what to check.
 DIVERGENCE_ADVICE = ("the model itself is unstable (its system matrix has an eigenvalue "
@@ -88,70 +88,74 @@ def segments(model: LinearModel, t0: float, bank: SinusoidBank | None = None
 
 
 class Exact(TimeScheme):
-    """The exact discretisation of the linear model (see the module docstring).
-
-    It is bound to one simulator (:meth:`bind`) and advances whole communication steps
-    (:attr:`advance`); as a plain scheme (``step(f, t, y, h)``) it steps the bound model
-    and ignores ``f``.
-    """
+    """The name ``exact`` among the time schemes: it integrates no ``f``. The simulator
+    steps its linear model by :class:`ExactInterval` instead (chosen from the model,
+    :func:`hydrofmu.simulator.intervals.interval_stepper`)."""
 
     name: ClassVar[str] = "exact"
     #: No truncation error; ``order`` is not a convergence order here.
     order: ClassVar[int] = 0
     one_step: ClassVar[bool] = True
 
-    def __init__(self) -> None:
-        self._sim: Any = None
-        self._model: LinearModel | None = None
+    def _step_impl(self, f: RHS, t: float, y: NDArray[np.float64],
+                   h: float) -> NDArray[np.float64]:
+        raise IntegrationError("time scheme 'exact' steps a simulator's linear model over "
+                               "whole communication steps (Simulator does it), not an f(t, y)",
+                               value=t)
+
+
+class ExactInterval:
+    """The exact discretisation of a linear model over whole communication steps (module
+    docstring): an interval stepper (:class:`~hydrofmu.runtime.schemes.base.IntervalStepper`).
+
+    Parameters
+    ----------
+    model
+        The simulator's linear model; :class:`ConfigError` if it is not linear (naming the
+        parts and the fixes) or if a wave component resonates with an undamped mode (the
+        particular solutions are computed here, from ``t0``).
+    dt
+        The simulator's history grid step, s (the grid follows the time).
+    bank
+        The simulator's sinusoids of ``model.omega``.
+    t0
+        Start of the run, s.
+    added_mass_method
+        ``added_mass.method``: anything but ``implicit`` is refused.
+    """
+
+    def __init__(self, model: LinearModel, *, dt: float, bank: SinusoidBank, t0: float,
+                 added_mass_method: str) -> None:
+        refuse_nonlinear(model, Exact.name, added_mass_method)
+        self._model = model
+        self._dt = float(dt)
+        self._bank = bank
         self._stepper: ExactStepper | None = None
         self._t0 = math.nan
-
-    def bind(self, model: Any) -> None:
-        """Assemble the simulator's linear model and the particular solutions of its
-        forcing; :class:`ConfigError` if it is not linear (naming the parts and the fixes)
-        or if a wave component resonates with an undamped mode."""
-        linear = model.linear_model
-        refuse_nonlinear(linear, self.name, model)
-        self._sim = model
-        self._model = linear
-        self._stepper = None
-        self._stepper_for(model.t0)  # particular solutions now: a resonance is refused here
-        self.advance = self._advance
+        self._stepper_for(t0)  # particular solutions now: a resonance is refused here
 
     def _stepper_for(self, t0: float) -> ExactStepper:
         if self._stepper is None or self._t0 != t0:
             m = self._model
             g = np.concatenate([m.g, m.c[:, None]], axis=1)
-            self._stepper = ExactStepper(f=m.f, g_u=g,
-                                         segments=segments(m, t0, self._sim.sinusoids),
+            self._stepper = ExactStepper(f=m.f, g_u=g, segments=segments(m, t0, self._bank),
                                          hold="constant")
             self._t0 = t0
             self._u = np.zeros(g.shape[1])
             self._u[-1] = 1.0
         return self._stepper
 
-    def _propagate(self, t: float, y: NDArray[np.float64], t_end: float) -> NDArray[np.float64]:
-        sim = self._sim
-        stepper = self._stepper_for(sim.t0)
-        u = self._u
-        u[:-1] = sim.u
-        y_new = stepper.step(t, y, t_end - t, u, t_end=t_end)
+    def advance(self, y: NDArray[np.float64], u: NDArray[np.float64], *, t0: float,
+                time: float, grid_index: int, t_end: float, eps: float) -> Interval:
+        """From ``(time, y)`` to ``t_end`` (s) in one exact step with the inputs ``u`` held;
+        :class:`IntegrationError` if the state diverges. The history grid is kept behind
+        the time, as the internal steps would (no part of a linear model keeps grid memory;
+        the outputs' context reads it)."""
+        stepper = self._stepper_for(t0)
+        w = self._u
+        w[:-1] = u
+        y_new = stepper.step(time, y, t_end - time, w, t_end=t_end)
         if not float(y_new @ y_new) <= DIVERGENCE_LIMIT**2:  # >= max|y|^2, false for NaN
-            diverged(y_new, t_end, self.name, DIVERGENCE_ADVICE)
-        return y_new
-
-    def _advance(self, t_end: float) -> None:
-        """Advance the bound simulator from its time to ``t_end`` (s) in one exact step."""
-        sim = self._sim
-        sim.y = self._propagate(sim.time, sim.y, t_end)
-        sim.time = t_end
-        # Keep the history grid behind the time, as the internal steps would (no part of
-        # a linear model keeps grid memory; the outputs' context reads it).
-        sim.grid_index = max(sim.grid_index, math.floor((t_end - sim.t0) / sim.dt + 1e-9))
-
-    def _step_impl(self, f: RHS, t: float, y: NDArray[np.float64],
-                   h: float) -> NDArray[np.float64]:
-        if self._sim is None:
-            raise IntegrationError("time scheme 'exact' steps a simulator's linear model: it "
-                                   "must be bound to one (Simulator does it)", value=t)
-        return self._propagate(t, y, t + h)
+            diverged(y_new, t_end, Exact.name, DIVERGENCE_ADVICE)
+        return Interval(y_new, t_end,
+                        max(grid_index, math.floor((t_end - t0) / self._dt + 1e-9)))

@@ -34,7 +34,7 @@ Run-time module: numpy and the standard library only.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,21 +62,19 @@ def phi_functions(a: NDArray[np.float64], order: int) -> list[NDArray[np.float64
 class ExponentialRK4(TimeScheme):
     """Krogstad's exponential Runge-Kutta scheme of order 4 (see the module docstring).
 
-    Bound to a simulator (:meth:`bind`) it takes the model's linear part; unbound (or for
-    a model with no linear part) ``F = 0`` and it is the classical RK4.
+    ``F`` is the right-hand side's ``f.linear_part`` (the simulator's assembled linear
+    part, :mod:`~hydrofmu.runtime.schemes.base`); without it (or of another size) ``F = 0`` and it
+    is the classical RK4.
     """
 
     name: ClassVar[str] = "etdrk4"
     order: ClassVar[int] = 4
+    uses_linear_part: ClassVar[bool] = True
 
     def __init__(self) -> None:
-        self.f: NDArray[np.float64] | None = None
+        self.f: NDArray[np.float64] | None = None  # the linear part the cache is of
+        self._zero = np.zeros((0, 0))
         self._cache: dict[float, tuple[NDArray[np.float64], ...]] = {}
-
-    def bind(self, model: Any) -> None:
-        """Take the linear part of the simulator ``model`` (its nonlinear parts go to g)."""
-        self.f = model.linear_model.f  # assembled by the simulator
-        self._cache = {}
 
     def _matrices(self, h: float) -> tuple[NDArray[np.float64], ...]:
         key = quantized_step(h)
@@ -94,9 +92,14 @@ class ExponentialRK4(TimeScheme):
 
     def _step_impl(self, f: RHS, t: float, y: NDArray[np.float64],
                    h: float) -> NDArray[np.float64]:
-        lin = self.f
+        lin = getattr(f, "linear_part", None)
         if lin is None or lin.shape != (y.size, y.size):
-            lin = self.f = np.zeros((y.size, y.size))
+            if self._zero.shape != (y.size, y.size):
+                self._zero = np.zeros((y.size, y.size))
+            lin = self._zero
+        if lin is not self.f:  # another linear part (a tunable parameter changed): new phi
+            self.f = lin
+            self._cache = {}
         e2, e1, a21, a31, a32, a41, a43, b1, b23, b4 = self._matrices(h)
 
         def g(tau: float, z: NDArray[np.float64]) -> NDArray[np.float64]:

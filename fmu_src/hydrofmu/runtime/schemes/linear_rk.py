@@ -14,12 +14,13 @@ steps are ``P = R^m``, ``Q = sum_{i<m} R^i S`` (:mod:`hydrofmu.runtime.linear.st
 same scheme, to round-off, as its stagewise steps (``4 m`` evaluations of the part sum for
 RK4), at the cost of one product per communication step.
 
-Used when the simulator's model is linear (every part declares its linear form), the added
-mass is all on the left side and no local time step runs. A communication step that does
-not start on the simulator's grid of ``max_internal_step`` or is not a whole number of
-internal steps, or that would cross the ramp's end between two grid times, is stepped
-stagewise (:meth:`Simulator._advance`) instead, as is every step when a wave component
-sits on an undamped discrete mode (no particular solution).
+An interval stepper (:class:`~hydrofmu.runtime.schemes.base.IntervalStepper`), chosen by the
+simulator when its model is linear (every part declares its linear form), the added mass
+is all on the left side and no local time step runs. A communication step that does not
+start on the simulator's grid of ``max_internal_step`` or is not a whole number of
+internal steps, or that would cross the ramp's end between two grid times, is not taken
+(``advance`` returns ``None``) and the simulator steps it stagewise, as every step when a
+wave component sits on an undamped discrete mode (no particular solution).
 
 Run-time module: numpy and the standard library only.
 """
@@ -33,8 +34,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..linear.lti import ramped_components
-from ..linear.stepper import LinearStepper, OffGrid, SinusoidSegment
-from .base import DIVERGENCE_LIMIT, diverged
+from ..linear.model import LinearModel
+from ..linear.stepper import LinearStepper, OffGrid, SinusoidBank, SinusoidSegment
+from .base import DIVERGENCE_LIMIT, Interval, diverged
 
 #: Why an explicit scheme diverges on a linear model, and the fix.
 ADVICE = ("the step is beyond the scheme's stability limit for the model's fastest mode, or "
@@ -115,15 +117,14 @@ def discrete_particular(r: NDArray[np.float64], w: list[NDArray[np.float64]],
 
 class LinearRungeKutta:
     """The map of an explicit Runge-Kutta scheme over communication steps of a simulator's
-    linear model (module docstring). Built by the scheme's ``bind``; :meth:`build` gives
-    ``None`` when the model is not eligible."""
+    linear model (module docstring). :meth:`build` gives ``None`` when the model has no
+    discrete particular solution."""
 
-    def __init__(self, scheme: Any, sim: Any, r: NDArray[np.float64],
+    def __init__(self, scheme: Any, model: LinearModel, dt: float, r: NDArray[np.float64],
                  w: list[NDArray[np.float64]]) -> None:
-        self.scheme, self.sim = scheme, sim
-        model = sim.linear_model
+        self.scheme = scheme
         self.model = model
-        self.dt = float(sim.dt)
+        self.dt = float(dt)
         self.r = r
         self.w = w
         gc = np.concatenate([model.g, model.c[:, None]], axis=1)
@@ -135,20 +136,22 @@ class LinearRungeKutta:
         self._steady: SinusoidSegment | None = None
 
     @classmethod
-    def build(cls, scheme: Any, sim: Any) -> LinearRungeKutta | None:
-        """The fused map for ``scheme`` (an explicit Runge-Kutta scheme) on ``sim``, or
-        ``None`` when the model is not linear, the added mass not all on the left side, a
-        local time step runs, or a wave component has no discrete particular solution."""
-        model = sim.linear_model
-        if not model.linear or sim.added_mass_method != "implicit" or sim.partition is not None:
+    def build(cls, scheme: Any, model: LinearModel, *, dt: float, bank: SinusoidBank
+              ) -> LinearRungeKutta | None:
+        """The fused map for ``scheme`` (an explicit Runge-Kutta scheme, its tableau) on
+        the linear ``model`` with internal steps ``dt`` (s; ``bank`` the simulator's
+        sinusoids of ``model.omega``), or ``None`` when the model is not linear or a wave
+        component has no discrete particular solution. Whether the model may be stepped so
+        (the added mass, local time steps) is the simulator's decision."""
+        if not model.linear:
             return None
-        r, w = stage_maps(scheme.A, scheme.B, model.f, float(sim.dt))
-        fused = cls(scheme, sim, r, w)
+        r, w = stage_maps(scheme.A, scheme.B, model.f, float(dt))
+        fused = cls(scheme, model, dt, r, w)
         amplitudes = fused._particular(model.omega, model.forcing)
         if amplitudes is None:
             return None
         fused._steady = SinusoidSegment(t_start=-math.inf, t_end=math.inf, omega=model.omega,
-                                        amplitudes=amplitudes, bank=sim.sinusoids, key="state")
+                                        amplitudes=amplitudes, bank=bank, key="state")
         return fused
 
     def _particular(self, omega: NDArray[np.float64], forcing: NDArray[np.complex128]
@@ -182,32 +185,27 @@ class LinearRungeKutta:
         self._t0 = t0
         return self._stepper
 
-    def advance(self, t_end: float) -> None:
-        """Advance the simulator to ``t_end`` (s): by the fused map when the interval is a
-        whole number of internal steps on the grid, else stagewise. Leaves the simulator
-        unchanged when it raises."""
-        sim = self.sim
+    def advance(self, y: NDArray[np.float64], u: NDArray[np.float64], *, t0: float,
+                time: float, grid_index: int, t_end: float, eps: float) -> Interval | None:
+        """By the fused map when the interval from ``time`` to ``t_end`` (s) is a whole
+        number of internal steps from grid time to grid time (within ``eps``, s), else
+        ``None`` (:class:`~hydrofmu.runtime.schemes.base.IntervalStepper`)."""
         dt = self.dt
-        eps = sim.grid_tolerance(t_end)
-        grid = sim.grid_time
+        grid = t0 + grid_index * dt
         m = round((t_end - grid) / dt)
-        stepper = self._stepper_for(sim.t0)
-        if stepper is not None and abs(sim.time - grid) <= eps and m >= 1 \
-                and abs(grid + m * dt - t_end) <= eps:
-            # From grid time to grid time, as the stagewise steps (the importer's times
-            # differ by round-off, within grid_tolerance).
-            end = sim.t0 + (sim.grid_index + m) * dt
-            u = self._u
-            u[:-1] = sim.u
-            try:
-                y = stepper.step(grid, sim.y, end - grid, u, t_end=end)
-            except OffGrid:
-                pass
-            else:
-                if not float(y @ y) <= DIVERGENCE_LIMIT**2:  # >= max|y|^2, false for NaN
-                    diverged(y, end, self.scheme.label, f"h = {dt:.3g} s; {ADVICE}")
-                sim.y = y
-                sim.grid_index += m
-                sim.time = end
-                return
-        sim.advance_stagewise(t_end)
+        stepper = self._stepper_for(t0)
+        if stepper is None or abs(time - grid) > eps or m < 1 \
+                or abs(grid + m * dt - t_end) > eps:
+            return None
+        # From grid time to grid time, as the stagewise steps (the importer's times differ
+        # by round-off, within the grid tolerance).
+        end = t0 + (grid_index + m) * dt
+        w = self._u
+        w[:-1] = u
+        try:
+            y_new = stepper.step(grid, y, end - grid, w, t_end=end)
+        except OffGrid:
+            return None
+        if not float(y_new @ y_new) <= DIVERGENCE_LIMIT**2:  # >= max|y|^2, false for NaN
+            diverged(y_new, end, self.scheme.label, f"h = {dt:.3g} s; {ADVICE}")
+        return Interval(y_new, end, grid_index + m)

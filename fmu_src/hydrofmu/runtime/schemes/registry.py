@@ -4,9 +4,10 @@ Fixed names map to a class; the semi-implicit families are registered as ``beule
 ``midpointN``, ``andersonN``, ``acaN``, ``wilsonN`` and instantiated with the integer N
 >= 1 the user appends (``midpoint5``). Adding a scheme is one class plus one entry here.
 
-:data:`SCHEMES` holds the integrators of any ``y' = f(t, y)``; :data:`MODEL_SCHEMES` those
-that need the model's linear part (bound to the simulator, :meth:`TimeScheme.bind`):
-``exact`` (the linear model's exact discretisation) and ``etdrk4`` (exponential RK4).
+:data:`SCHEMES` holds the integrators of any ``y' = f(t, y)``; :data:`MODEL_SCHEMES` the
+names that need the model's linear part: ``exact`` (the linear model's exact
+discretisation, an interval stepper the simulator chooses, ``exact.py``) and ``etdrk4``
+(exponential RK4, reading the right-hand side's ``linear_part``).
 """
 
 from __future__ import annotations

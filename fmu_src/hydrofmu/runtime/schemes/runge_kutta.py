@@ -18,13 +18,12 @@ B = [1/2, 1/2], C = [0, 1]): what ``heun`` meant in hydrofmu before MoorDyn's na
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from .base import RHS, CarriedDerivative, TimeScheme
-from .linear_rk import LinearRungeKutta
 
 
 class ExplicitRungeKutta(TimeScheme):
@@ -43,13 +42,6 @@ class ExplicitRungeKutta(TimeScheme):
     A: ClassVar[NDArray[np.float64]]
     B: ClassVar[NDArray[np.float64]]
     C: ClassVar[NDArray[np.float64]]
-
-    def bind(self, model: Any) -> None:
-        """On a simulator whose model is linear, step whole communication intervals by the
-        scheme's own linear map (:mod:`hydrofmu.runtime.schemes.linear_rk`; equal to the stagewise
-        steps to round-off); else the simulator's stagewise internal steps."""
-        fused = LinearRungeKutta.build(self, model)
-        self.advance = None if fused is None else fused.advance
 
     @property
     def stages(self) -> int:

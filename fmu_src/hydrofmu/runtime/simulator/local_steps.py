@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..parts.part import Context, Part
 from ..schemes.local import PartitionedRHS
+from .assembly import Assembly
 from .rhs import stage_context
 
 #: Natural periods of the bodies per own stable step (local time steps).
@@ -111,16 +111,16 @@ class StatePartition:
         return f"local time steps: bodies' own step {self.body_step:.3g} s, parts' own steps {own}"
 
     @classmethod
-    def build(cls, sim: Any) -> StatePartition | None:
-        """The partition of a :class:`~hydrofmu.runtime.simulator.simulator.Simulator` (its
-        parts, constraints and left-side mass), reported in ``sim.report``; ``None`` when no
-        part has its own stable step (the schemes then see a plain ``f(t, y)``)."""
-        stateful = [p for p in sim.parts if p.n_states]
+    def build(cls, asm: Assembly, report: list[str]) -> StatePartition | None:
+        """The partition of an assembled model (its parts, constraints and left-side mass),
+        reported in ``report``; ``None`` when no part has its own stable step (the schemes
+        then see a plain ``f(t, y)``)."""
+        stateful = [p for p in asm.parts if p.n_states]
         if not any(p.stable_step() is not None for p in stateful):
             return None
-        step = body_stable_step(sim.parts, sim.constraints.basis, sim.lhs)
-        partition = cls(stateful=stateful, nr=sim.nr, body_step=step)
-        sim.report.append(partition.report())
+        step = body_stable_step(asm.parts, asm.constraints.basis, asm.lhs)
+        partition = cls(stateful=stateful, nr=asm.nr, body_step=step)
+        report.append(partition.report())
         return partition
 
     def rhs(self, rhs: Callable[[float, NDArray[np.float64]], NDArray[np.float64]],

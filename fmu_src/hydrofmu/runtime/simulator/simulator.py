@@ -29,30 +29,31 @@ from ..errors import ConfigError, InputError, IntegrationError
 from ..hydrodata.model import HydroData
 from ..linear.model import assemble
 from ..linear.stepper import SinusoidBank
-from ..parameters.table import body_names, validate_parameters
+from ..parameters.checks import check_parameters
+from ..parameters.table import body_names
 from ..parts.part import Context, Part
 from ..schemes.base import DIVERGENCE_LIMIT
 from ..schemes.registry import make_scheme
-from .constraints import assemble_constraints
+from .assembly import Assembly, body_arrays
+from .intervals import interval_stepper
 from .layout import (
     ModelInterface,
     PartSpec,
-    added_mass_split,
     build_parts,
     output_table,
     parameter_table,
     part_specs,
-    reduced_inverse,
 )
 from .local_steps import StatePartition
-from .outputs import OutputMap, general_outputs
+from .outputs import OutputMap
 from .rhs import RHS, LinearForm, part_sum_rhs
+from .simulator_outputs import SimulatorOutputs
 from .tunable import Tunable
 
 __all__ = ["DIVERGENCE_LIMIT", "Simulator"]
 
 
-class Simulator(Tunable, ModelInterface):
+class Simulator(Tunable, SimulatorOutputs, ModelInterface):
     """Time-domain simulator of one or more bodies in waves.
 
     Parameters
@@ -63,9 +64,20 @@ class Simulator(Tunable, ModelInterface):
         Resolved configuration (:func:`hydrofmu.config.configuration.resolve` writes it).
     parameters
         FMU parameter values overriding the configuration's defaults, by name (see
-        :func:`~hydrofmu.runtime.simulator.layout.parameter_table`); validated there.
+        :func:`~hydrofmu.runtime.simulator.layout.parameter_table`); validated by
+        :func:`~hydrofmu.parameters.checks.check_parameters`.
     parts
         Extra part classes (or ``(class, options)`` pairs) after the configured ones.
+
+    Attributes
+    ----------
+    assembly
+        The assembled structure, read-only (:class:`~.assembly.Assembly`): what the output
+        assembly, the linear model and the steppers read.
+    interval_stepper
+        The linear model's map over a communication step chosen for the scheme
+        (``intervals.py``), or ``None`` (internal steps); setting it to ``None`` steps
+        stagewise (comparisons), until a tunable parameter changes.
     """
 
     def __init__(
@@ -85,7 +97,9 @@ class Simulator(Tunable, ModelInterface):
                 value=len(self.bodies),
             )
         self.extra_parts = list(parts)
-        self.parameters = validate_parameters(
+        # The one check (parameters/checks.py): the sizes before anything is allocated,
+        # then every entry and the cross-conditions.
+        self.parameters = check_parameters(
             parameter_table(bodies, config, self.extra_parts), config, parameters)
         self.report: list[str] = []
         self.warnings: list[str] = []
@@ -114,61 +128,31 @@ class Simulator(Tunable, ModelInterface):
         self.added_mass_method = p["added_mass.method"]
         self.adj_mass_factor = float(p["added_mass.adj_mass_factor"])
 
-        mass = np.zeros((n, n))
-        free = np.zeros(n, dtype=bool)
-        q0 = np.zeros(n)
-        v0 = np.zeros(n)
-        for k, (bc, name) in enumerate(zip(cfg["bodies"], self.names, strict=True)):
-            sl = slice(6 * k, 6 * k + 6)
-            mass[sl, sl] = np.asarray(bc["mass_matrix"], dtype=float)
-            free[sl] = np.asarray(bc["free_dofs"], dtype=bool)
-            for i in range(6):
-                q0[6 * k + i] = float(p[f"{name}.initial_pose[{i + 1}]"])
-                v0[6 * k + i] = float(p[f"{name}.initial_velocity[{i + 1}]"])
-        self.mass, self.q0, self.v0 = mass, q0, v0
+        mass, free, self.q0, self.v0 = body_arrays(cfg, p)
+        self.mass = mass
 
-        # The parts, their inputs, states and outputs (state slices shifted past [q_r, v_r]
-        # below).
+        # The parts, their inputs, states and outputs.
         self.table = output_table(self.bodies, cfg, self.extra_parts)
-        self._channel_rows = {c: i for i, c in enumerate(self.table.channels)}
         self.parts = build_parts(
             part_specs(cfg, self.extra_parts), n_outputs=n * (5 + len(self.table.channels)),
             info=dict(bodies=self.bodies, config=cfg, parameters=p, names=self.names, n=n,
                       dt=self.dt, report=self.report, warnings=self.warnings))
-        self.constraints, self._multiplier_map = assemble_constraints(free, self.parts)
-        self.free, self.nr = self.constraints.free, self.constraints.nr
-        for part in self.parts:
-            sl = part.state_slice
-            part.state_slice = slice(sl.start + 2 * self.nr, sl.stop + 2 * self.nr)
+        # The constraints, the left side and its map to the accelerations (read-only, what
+        # the output assembly, the linear model and the steppers read; assembly.py). The
+        # parts' state slices are shifted past [q_r, v_r] there.
+        a = self.assembly = Assembly.build(
+            parts=self.parts, table=self.table, mass=mass, free=free,
+            added_mass_method=self.added_mass_method, adj_mass_factor=self.adj_mass_factor)
+        self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
+        self._multiplier_map, self._acc_map, self.lhs = a.multiplier_map, a.acc_map, a.lhs
+        self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
+        self.lagged = a.lagged
         self._stateful = [q for q in self.parts if q.n_states]
         self._forces = [q.force for q in self.parts if q.active]
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
         self._listening = [q for q in self.parts if type(q).new_inputs is not Part.new_inputs]
-
-        # Left side: body mass, the parts' constant mass, the added mass as treated.
-        added = np.zeros((n, n))
-        extra_mass = np.zeros((n, n))
-        for part in self.parts:
-            a = part.added_mass()
-            if a is not None:
-                added += a
-            m = part.left_mass()
-            if m is not None:
-                extra_mass += m
-        # A BEM added mass is symmetric only to its discretisation error (the data checks
-        # warn above 0.1 %); the left side's Cholesky factor would read its lower triangle
-        # alone. Its symmetric part is the nearest symmetric matrix: use that, everywhere.
-        added = 0.5 * (added + added.T)
-        self.added = added
-        left = added_mass_split(added, self.added_mass_method, self.adj_mass_factor)
-        self.added_left = left
-        self.added_lagged = added - left
-        self.lagged = bool(np.any(self.added_lagged))
-        self.lhs = mass + extra_mass + left
-        self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
-                                                       self.added_mass_method)
-
-        self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
+        # Local time steps (local_steps.py).
+        self.partition = StatePartition.build(self.assembly, self.report)
         self._ctx = Context()
         self.u = np.zeros(len(self.table.inputs))
         self.set_input_vector(self.u)
@@ -268,14 +252,16 @@ class Simulator(Tunable, ModelInterface):
         )
 
     def _context(self, t: float, y: NDArray[np.float64], sn: float,
-                 vn: NDArray[np.float64] | None = None) -> Context:
-        """Fill the shared evaluation context for time ``t`` and state ``y``."""
+                 vn: NDArray[np.float64] | None = None,
+                 u: NDArray[np.float64] | None = None) -> Context:
+        """Fill the shared evaluation context for time ``t``, state ``y`` and inputs ``u``
+        (default: the current inputs)."""
         ctx = self._ctx
         ctx.t, ctx.t0, ctx.sn = t, self.t0, sn
         ctx.s = t - (self.t0 + self.grid_index * self.dt)
         ctx.q, ctx.v = self.constraints.expand_pair(y)
         ctx.vn = ctx.v if vn is None else vn
-        ctx.u = self.u
+        ctx.u = self.u if u is None else u
         ctx.y = y
         return ctx
 
@@ -290,22 +276,31 @@ class Simulator(Tunable, ModelInterface):
         expand = self.constraints.expand_pair
         ctx.vn = expand(y_n)[1]
         if self._linear is not None and self.partition is None:
-            return self._linear.rhs(ctx, t_grid, lag, expand)
-        rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map, self.nr,
-                           t_grid, lag)
-        return rhs if self.partition is None else self.partition.rhs(rhs, ctx, expand, t_grid)
+            rhs = self._linear.rhs(ctx, t_grid, lag, expand)
+        else:
+            rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map,
+                               self.nr, t_grid, lag)
+            if self.partition is not None:
+                rhs = self.partition.rhs(rhs, ctx, expand, t_grid)
+        if self.scheme.uses_linear_part:  # etdrk4: the assembled linear part (schemes/base)
+            rhs.linear_part = self.linear_model.f  # type: ignore[attr-defined]
+        return rhs
 
     def _retuned(self) -> None:
         """(Re)assemble what the parameters determine: the linear form of the right-hand
-        side, the linear model (its output map, if linear) and the scheme's binding
-        (exact / etdrk4 / a Runge-Kutta map assemble the linear part, or refuse)."""
-        ny = 2 * self.nr + sum(p.n_states for p in self._stateful)
+        side, the linear model (its output map, if linear) and the interval stepper of the
+        linear model (intervals.py: exact, or a Runge-Kutta scheme's map; exact refuses a
+        model it cannot step)."""
         self._linear = LinearForm.assemble(self.parts, self.constraints.basis, self._acc_map,
-                                           ny)
-        self.linear_model = assemble(self)
+                                           self.assembly.n_states)
+        self.linear_model = assemble(self.assembly)
         self.sinusoids = SinusoidBank(self.linear_model.omega)
-        self._output_map = OutputMap.build(self)
-        self.scheme.bind(self)
+        self._output_map = None if self.partition is not None else OutputMap.build(
+            self.assembly, self.linear_model, self.sinusoids, reference=self._part_outputs,
+            context=self._output_context, t0=self.t0, warnings=self.warnings)
+        self.interval_stepper = interval_stepper(
+            self.scheme, self.linear_model, dt=self.dt, bank=self.sinusoids, t0=self.t0,
+            added_mass_method=self.added_mass_method, local_steps=self.partition is not None)
         self._dirty = True
 
     def step(self, t: float, h: float) -> None:
@@ -321,9 +316,17 @@ class Simulator(Tunable, ModelInterface):
                 f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
             )
         self._check_inputs()
-        # exact, or a Runge-Kutta map of a linear model: leaves the simulator unchanged when
-        # it raises
-        (self.scheme.advance or self.advance_stagewise)(t + h)
+        t_end = t + h
+        # exact, or a Runge-Kutta map of a linear model (intervals.py): the new state is
+        # committed here; nothing changed when it raises. None: stagewise.
+        stepper = self.interval_stepper
+        done = None if stepper is None else stepper.advance(
+            self.y, self.u, t0=self.t0, time=self.time, grid_index=self.grid_index,
+            t_end=t_end, eps=self.grid_tolerance(t_end))
+        if done is None:
+            self.advance_stagewise(t_end)
+        else:
+            self.y, self.time, self.grid_index = done
         self._dirty = True
 
     def advance_stagewise(self, t_end: float) -> None:
@@ -376,22 +379,3 @@ class Simulator(Tunable, ModelInterface):
         """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""
         y_dot = self._rhs_factory(t, y)(t, y)
         return self.constraints.basis @ y_dot[self.nr : 2 * self.nr]
-
-    def output_vector(self) -> NDArray[np.float64]:
-        """All outputs at the current time with the current inputs (order of output_names)."""
-        if self._dirty:
-            self._evaluate_outputs()
-        return self._out
-
-    def _evaluate_outputs(self) -> None:
-        if not self._u_finite:
-            return  # keep the last good outputs; step() reports the bad input
-        omap = self._output_map
-        out = general_outputs(self) if omap is None else omap.evaluate(self.time, self.y,
-                                                                        self.u)
-        total = float(out.sum())
-        if total - total == 0.0 or np.all(np.isfinite(out)):
-            self._out = out
-            self._dirty = False
-        else:  # pragma: no cover - guarded by the step checks
-            raise IntegrationError("non-finite output", value=self.time)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ConfigError, did_you_mean
-from ..parameters.table import ParameterSpec, validate_parameters
+from ..parameters.checks import check_parameters
+from ..parameters.table import ParameterSpec
 from .layout import parameter_table
 
 
@@ -73,8 +74,8 @@ class Tunable:
             tunable = ", ".join(n for n, p in specs.items() if p.tunable)
             raise ConfigError(f"parameter {name!r} is fixed: it cannot be changed after "
                               f"initialization (tunable: {tunable})", value=name)
-        values = validate_parameters(list(specs.values()), self.config,
-                                     {**self.parameters, name: value})
+        values = check_parameters(list(specs.values()), self.config,
+                                  {**self.parameters, name: value})
         v = values[name]
         taken = [part.set_parameter(name, v) for part in self.parts]
         if not any(taken):  # pragma: no cover - a table entry without its part is a bug
