@@ -29,10 +29,12 @@ from .constraints import assemble_constraints
 from .errors import ConfigError, InputError, IntegrationError
 from .hydrodata.model import HydroData
 from .layout import (
+    LEFT_ASYMMETRY_WARN,
     ModelInterface,
     PartSpec,
     added_mass_split,
     build_parts,
+    left_asymmetry,
     output_table,
     parameter_table,
     part_specs,
@@ -162,6 +164,12 @@ class Simulator(Tunable, ModelInterface):
         self.lhs = mass + extra_mass + left
         self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
                                                        self.added_mass_method)
+        asym = left_asymmetry(added)
+        if asym > LEFT_ASYMMETRY_WARN:
+            self.warnings.append(
+                f"the added mass A_inf is asymmetric by {asym:.3g} of its largest entry "
+                f"(> {LEFT_ASYMMETRY_WARN:g}); it is used as given (LU), not symmetrised: "
+                "check the added-mass data if that is not the BEM's discretisation")
 
         self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
         self._ctx = Context()
