@@ -136,7 +136,12 @@ class Simulator(Tunable, ModelInterface):
             part_specs(cfg, self.extra_parts), n_outputs=n * (5 + len(self.table.channels)),
             info=dict(bodies=self.bodies, config=cfg, parameters=p, names=self.names, n=n,
                       dt=self.dt, report=self.report, warnings=self.warnings))
-        self.constraints, self._multiplier_map = assemble_constraints(free, self.parts)
+        for part in self.parts:  # a joint's initial angle places its body
+            shift = getattr(part, "initial_shift", None)
+            if shift is not None:
+                self.q0 = q0 = q0 + shift()
+        self.constraints, self._multiplier_map = assemble_constraints(free, self.parts,
+                                                                      (q0, v0))
         self.free, self.nr = self.constraints.free, self.constraints.nr
         for part in self.parts:
             sl = part.state_slice
