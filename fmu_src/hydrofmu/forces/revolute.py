@@ -37,8 +37,9 @@ second-order rise of the reference point, ``x_2 = (theta x (theta x d)) / 2`` wi
 ``k = (F . d) - (F . u)(d . u)`` (a pendulum with its reference point at the centre of
 gravity, ``l`` below the hinge: ``F = -m g e_z``, ``d = -l e_z``, ``k = m g l``).
 :class:`HingeLoad` adds it (reported in ``F_hydrostatic``), so the answer does not depend
-on where the data put the reference point. Between two bodies it is not added: put the
-reference point of the hinged body on the axis (its ``d`` is then zero).
+on where the data put the reference point; a body with ``fixed = true`` counts as the world.
+Between two moving bodies it is not added: put the reference point of the hinged body on
+the axis (its ``d`` is then zero).
 
 Run-time module: numpy and the standard library only.
 """
@@ -172,9 +173,9 @@ class RevoluteJoint(JointPart):
 
 
 class HingeLoad(Part):
-    """The stiffness of a body's static load about its hinge on the world (see the module
-    docstring), ``F = -k (u . theta_a) u`` on the rotations of the hinged body; inactive
-    (no force) between two bodies or when ``k`` is zero."""
+    """The stiffness of a body's static load about its hinge on the world or on a fixed
+    body (see the module docstring), ``F = -k (u . theta_a) u`` on the rotations of the
+    hinged body; inactive (no force) between two moving bodies or when ``k`` is zero."""
 
     kind = "joint.revolute.static_load"
     channel = "F_hydrostatic"
@@ -186,9 +187,11 @@ class HingeLoad(Part):
         _, _, u, point = hinge_geometry(model.bodies, o, index, model.n)
         self.stiffness = np.zeros((model.n, model.n))
         self.k = 0.0
-        if len(index) == 1:
+        bodies_cfg = model.config["bodies"]
+        on_world = len(index) == 1 or not any(bodies_cfg[index[1]]["free_dofs"])
+        if on_world:  # on the world, or on a body with fixed = true
             a = index[0]
-            f = np.asarray(model.config["bodies"][a]["hydrostatic_offset"][:3], dtype=float)
+            f = np.asarray(bodies_cfg[a]["hydrostatic_offset"][:3], dtype=float)
             d = np.asarray(model.bodies[a].reference_point, dtype=float) - point
             self.k = float(f @ d - (f @ u) * (d @ u))
             rot = slice(6 * a + 3, 6 * a + 6)
