@@ -183,6 +183,16 @@ def left_asymmetry(lhs: NDArray[np.float64]) -> float:
     return float(np.max(np.abs(lhs - lhs.T), initial=0.0)) / scale if scale > 0.0 else 0.0
 
 
+def asymmetry_warning(added: NDArray[np.float64]) -> list[str]:
+    """The warning for an added mass asymmetric above :data:`LEFT_ASYMMETRY_WARN`, or none."""
+    asym = left_asymmetry(added)
+    if asym <= LEFT_ASYMMETRY_WARN:
+        return []
+    return [f"the added mass A_inf is asymmetric by {asym:.3g} of its largest entry "
+            f"(> {LEFT_ASYMMETRY_WARN:g}); it is used as given (LU), not symmetrised: "
+            "check the added-mass data if that is not the BEM's discretisation"]
+
+
 def reduced_inverse(
     lhs: NDArray[np.float64], basis: NDArray[np.float64], method: str
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -29,12 +29,11 @@ from .constraints import assemble_constraints
 from .errors import ConfigError, InputError, IntegrationError
 from .hydrodata.model import HydroData
 from .layout import (
-    LEFT_ASYMMETRY_WARN,
     ModelInterface,
     PartSpec,
     added_mass_split,
+    asymmetry_warning,
     build_parts,
-    left_asymmetry,
     output_table,
     parameter_table,
     part_specs,
@@ -136,10 +135,8 @@ class Simulator(Tunable, ModelInterface):
             part_specs(cfg, self.extra_parts), n_outputs=n * (5 + len(self.table.channels)),
             info=dict(bodies=self.bodies, config=cfg, parameters=p, names=self.names, n=n,
                       dt=self.dt, report=self.report, warnings=self.warnings))
-        for part in self.parts:  # a joint's initial angle places its body
-            shift = getattr(part, "initial_shift", None)
-            if shift is not None:
-                self.q0 = q0 = q0 + shift()
+        self.q0 = q0 = q0 + sum((p.initial_shift() for p in self.parts  # a joint's angle
+                                 if hasattr(p, "initial_shift")), np.zeros(n))
         self.constraints, self._multiplier_map = assemble_constraints(free, self.parts,
                                                                       (q0, v0))
         self.free, self.nr = self.constraints.free, self.constraints.nr
@@ -169,12 +166,7 @@ class Simulator(Tunable, ModelInterface):
         self.lhs = mass + extra_mass + left
         self._lhs_inv, self._acc_map = reduced_inverse(self.lhs, self.constraints.basis,
                                                        self.added_mass_method)
-        asym = left_asymmetry(added)
-        if asym > LEFT_ASYMMETRY_WARN:
-            self.warnings.append(
-                f"the added mass A_inf is asymmetric by {asym:.3g} of its largest entry "
-                f"(> {LEFT_ASYMMETRY_WARN:g}); it is used as given (LU), not symmetrised: "
-                "check the added-mass data if that is not the BEM's discretisation")
+        self.warnings.extend(asymmetry_warning(added))
 
         self.partition = StatePartition.build(self)  # local time steps (local_steps.py)
         self._ctx = Context()
