@@ -92,7 +92,8 @@ def test_entry_is_normalised() -> None:
     ({"name": "p.q", "dof": "heave"}, "must be an identifier"),
     ({"name": "p", "dof": "heave", "body": "hull"}, "body 'hull' is not one of body"),
     ({"name": "p", "dof": "heave", "gain": 1.0}, "unknown key 'gain'"),
-    ({"name": "p", "joint": "hinge"}, "need \\[\\[joints\\]\\]"),
+    ({"name": "p", "joint": "hinge"},
+     "must name a revolute or prismatic joint of \\[\\[joints\\]\\] \\(have: none\\)"),
 ])
 def test_bad_entries_are_refused(entry: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):

@@ -24,14 +24,14 @@ from .values import check_number, check_vector, unknown_key
 BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
     "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
-    "added_mass", "added_mass_frame", "orientation", "position",
+    "added_mass", "added_mass_frame", "orientation", "position", "fixed",
 )
 
 
 ADDED_MASS_FRAMES = ("body", "world")
 
 
-JOINT_KINDS = ("fixed", "planar", "prismatic")
+JOINT_KINDS = ("fixed", "planar", "prismatic", "revolute")
 
 
 def parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
@@ -54,23 +54,34 @@ def parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
             hint = did_you_mean(str(kind), JOINT_KINDS)
             raise ConfigError(f"joint '{name}': kind {kind!r} unknown{hint}; choose from "
                               f"{', '.join(JOINT_KINDS)}", value=kind)
-        keys = ("name", "kind", "bodies", "body", "axis")
+        keys = ("name", "kind", "bodies", "body", "axis",
+                *(("point", "initial_angle") if kind == "revolute" else ()))
         for key in j:
             if key not in keys:
                 raise unknown_key(key, keys, f"joint '{name}'")
         listed = j.get("bodies", [j["body"]] if "body" in j else None)
-        need = 2 if kind == "prismatic" else 1
-        if (not isinstance(listed, list) or len(listed) != need
+        need = {"prismatic": (2,), "revolute": (1, 2)}.get(kind, (1,))
+        if (not isinstance(listed, list) or len(listed) not in need
                 or any(b not in bodies for b in listed)):
-            want = "bodies = [first, second]" if need == 2 else "body = <name>"
+            want = " or ".join("bodies = [first, second]" if k == 2 else "body = <name>"
+                               for k in need)
             raise ConfigError(
                 f"joint '{name}' ({kind}) needs {want} naming configured bodies "
                 f"({', '.join(sorted(bodies))}), got {listed!r}",
                 value=listed)
-        if need == 2 and listed[0] == listed[1]:
+        if len(listed) == 2 and listed[0] == listed[1]:
             raise ConfigError(f"joint '{name}': the two bodies must differ", value=listed)
         out.append({**j, "name": name, "kind": kind, "bodies": list(listed)})
     return out
+
+
+def _is_fixed(b: dict[str, Any]) -> bool:
+    """``fixed = true`` of a ``[[bodies]]`` entry (a bool, else a :class:`ConfigError`)."""
+    value = b.get("fixed", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"body '{b['name']}': fixed must be true or false, got {value!r}",
+                          value=value)
+    return value
 
 
 def _dofs(value: Any, name: str) -> list[bool]:
@@ -172,13 +183,16 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
                 "cog = [x, y, z] (m, relative to the body reference point)",
                 value=None,
             )
-        if "inertia" not in b:
+        if "inertia" not in b and not _is_fixed(b):
             raise ConfigError(
                 f"body '{name}': set inertia = [Ixx, Iyy, Izz] (kg m^2, about the centre "
                 "of gravity) or a 3x3 list",
                 value=None,
             )
-        mass_matrix = spatial_mass_matrix(mass, b["inertia"], cog)
+        if "inertia" in b:
+            mass_matrix = spatial_mass_matrix(mass, b["inertia"], cog)
+        else:  # a fixed body: it never accelerates, its mass matrix is not used
+            mass_matrix = np.zeros((6, 6))
     # Hydrostatics: the BEM stiffness holds the gravity terms of the BEM's own mass and cog.
     stiffness = np.asarray(hd.hydrostatic_stiffness, dtype=float).copy()
     bem_cog = np.asarray(hd.center_of_gravity, dtype=float)
@@ -211,7 +225,17 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     else:
         offset = np.zeros(6)
         notes.append(f"{name}: displaced volume unknown; buoyancy and weight taken as balanced")
-    free = _dofs(b.get("dofs"), name)
+    if _is_fixed(b):
+        for key in ("dofs", "initial_pose", "initial_velocity"):
+            if key in b:
+                raise ConfigError(f"body '{name}': fixed = true and {key} contradict each "
+                                  f"other (a fixed body does not move); remove {key}",
+                                  value=b[key])
+        free = [False] * 6
+        notes.append(f"{name}: fixed (no degree of freedom; its hydrodynamic coupling with "
+                     "the other bodies stays)")
+    else:
+        free = _dofs(b.get("dofs"), name)
     added_mass_inf = _configured_added_mass(b, hd, notes)
     resolved = {
         "name": name,

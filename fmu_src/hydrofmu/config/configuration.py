@@ -140,7 +140,8 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     if "ptos" in data:
         from ..runtime.forces.pto import check_pto_entries
 
-        out["ptos"] = check_pto_entries(data["ptos"], [b["name"] for b in out["bodies"]])
+        out["ptos"] = check_pto_entries(data["ptos"], [b["name"] for b in out["bodies"]],
+                                        out["joints"])
     return out
 
 

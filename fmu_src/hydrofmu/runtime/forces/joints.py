@@ -76,13 +76,18 @@ class JointPart(Part):
         return [Port(f"{options['name']}.F_constraint[{i + 1}]", FORCE_UNITS[i // 3],
                      ALL_INPUTS) for i in range(6)]
 
-    def constraint_rows(self) -> NDArray[np.float64]:
-        """Rows ``G`` of ``G q = 0``, shape (m, n); a :class:`ConfigError` if the initial
-        pose or velocity of the bodies violates them."""
+    def constraint_rows(self, pose: NDArray[np.float64] | None = None,
+                        velocity: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        """Rows ``G`` of ``G q = 0``, shape (m, n); a :class:`ConfigError` if the bodies'
+        initial pose or velocity (``pose``, ``velocity``, shape (n,): the model's, with
+        every joint's :meth:`initial_shift`; default: the ``initial_pose`` and
+        ``initial_velocity`` parameters) violates them."""
         p = self.parameters
-        for what in ("initial_pose", "initial_velocity"):
-            x = np.array([float(p[f"{b}.{what}[{i + 1}]"]) for b in self.names
-                          for i in range(6)])
+        given = {"initial_pose": pose, "initial_velocity": velocity}
+        for what, x in given.items():
+            if x is None:
+                x = np.array([float(p[f"{b}.{what}[{i + 1}]"]) for b in self.names
+                              for i in range(6)])
             bad = np.abs(self.rows @ x)
             # 1e-9 of the motion: a consistent pose typed with ten digits passes.
             if np.any(bad > 1e-9 * max(1.0, float(np.abs(x).max()))):
@@ -90,8 +95,14 @@ class JointPart(Part):
                     f"joint '{self.name}' ({self.kind}): the bodies' {what} violates the "
                     f"joint by {bad.max():.3g} (m, rad); set {what} of "
                     f"{', '.join(self.names[k] for k in self.body_index)} consistently "
-                    "(e.g. zero off the joint's free motion)", value=float(bad.max()))
+                    "(e.g. zero off the joint's free motion; a revolute joint's "
+                    "initial_angle places its first body)", value=float(bad.max()))
         return self.rows
+
+    def initial_shift(self) -> NDArray[np.float64]:
+        """What the joint adds to the bodies' initial pose, shape (n,): zero here; a
+        revolute joint's ``initial_angle``."""
+        return np.zeros(self.n)
 
     def force(self, ctx: Context) -> NDArray[np.float64] | None:
         return None
@@ -142,20 +153,33 @@ class PrismaticJoint(JointPart):
         e1 /= np.linalg.norm(e1)
         e2 = np.cross(u, e1)
         a, b = self.body_index
-        p = [np.asarray(hd.reference_point, dtype=float) for hd in model.bodies]
-        r = p[a] - p[b]
         n = model.n
-        # d = D q: relative displacement of a's reference point, (3, n).
-        d = np.zeros((3, n))
-        d[:, 6 * a : 6 * a + 3] = np.eye(3)
-        d[:, 6 * b : 6 * b + 3] = -np.eye(3)
-        d[:, 6 * b + 3 : 6 * b + 6] = _skew(r)
+        d = self._displacement(model.bodies, a, b, n)
         rot = np.zeros((3, n))
         rot[:, 6 * a + 3 : 6 * a + 6] = np.eye(3)
         rot[:, 6 * b + 3 : 6 * b + 6] = -np.eye(3)
         self.rows = np.vstack([rot, e1 @ d, e2 @ d])
         self.along = u @ d
         self.axis = u
+
+    @staticmethod
+    def _displacement(bodies: list[HydroData], a: int, b: int, n: int) -> NDArray[np.float64]:
+        """``D`` with ``D q`` the displacement of ``a``'s reference point relative to ``b``,
+        (3, n)."""
+        r = (np.asarray(bodies[a].reference_point, dtype=float)
+             - np.asarray(bodies[b].reference_point, dtype=float))
+        d = np.zeros((3, n))
+        d[:, 6 * a : 6 * a + 3] = np.eye(3)
+        d[:, 6 * b : 6 * b + 3] = -np.eye(3)
+        d[:, 6 * b + 3 : 6 * b + 6] = _skew(r)
+        return d
+
+    @classmethod
+    def relative_motion(cls, bodies: list[HydroData], options: dict[str, Any],
+                        index: list[int], n: int) -> NDArray[np.float64]:
+        """The row of ``<joint>.position`` (m) in the stacked DOFs, shape (n,)."""
+        axis = np.asarray(options.get("axis", [0.0, 0.0, 1.0]), dtype=float)
+        return axis / np.linalg.norm(axis) @ cls._displacement(bodies, *index, n)
 
     @classmethod
     def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],

@@ -118,17 +118,20 @@ class Assembly:
     @classmethod
     def build(cls, *, parts: list[Part], table: Table, mass: NDArray[np.float64],
               free: NDArray[np.bool_], added_mass_method: str,
-              adj_mass_factor: float) -> Assembly:
+              adj_mass_factor: float,
+              initial: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
+              ) -> Assembly:
         """Assemble the built ``parts`` of a model (``table`` its ports and channels).
 
         The constraints are the fixed DOFs (``free`` False, shape (n,)) and the parts'
         rows (joints); the parts' state slices are shifted past ``[q_r, v_r]`` (the parts
         are changed). The left side is ``mass`` (the bodies', (n, n)) plus the parts'
         constant mass plus the added mass as ``added_mass_method`` treats it
-        (``adj_mass_factor`` for ``split``).
+        (``adj_mass_factor`` for ``split``). ``initial``: the initial pose and velocity
+        (n,) each, which the constraints check against the joints.
         """
         n = mass.shape[0]
-        constraints, multiplier_map = assemble_constraints(free, parts)
+        constraints, multiplier_map = assemble_constraints(free, parts, initial)
         nr = constraints.nr
         for part in parts:
             sl = part.state_slice

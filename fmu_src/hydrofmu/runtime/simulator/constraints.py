@@ -99,7 +99,8 @@ class Constraints:
 
 
 def assemble_constraints(
-    free: NDArray[np.bool_], parts: Sequence[Any]
+    free: NDArray[np.bool_], parts: Sequence[Any],
+    initial: tuple[NDArray[np.float64], NDArray[np.float64]] | None = None,
 ) -> tuple[Constraints, NDArray[np.float64] | None]:
     """The constraint basis of a model and the map from its reaction to the multipliers.
 
@@ -111,6 +112,9 @@ def assemble_constraints(
         The model's parts; those with a ``constraint_rows()`` method (the joints,
         :mod:`hydrofmu.runtime.forces.joints`) add rows ``G`` of ``G q = 0`` and get their
         ``row_slice`` in the stacked rows (fixed DOFs first, then the joints in order).
+    initial
+        The model's initial pose and velocity, each (n,), which every joint checks
+        against its rows; ``None``: the joints read their parameters.
 
     Returns
     -------
@@ -127,7 +131,7 @@ def assemble_constraints(
         get_rows = getattr(part, "constraint_rows", None)
         if get_rows is None:
             continue
-        g = np.asarray(get_rows(), dtype=float)
+        g = np.asarray(get_rows() if initial is None else get_rows(*initial), dtype=float)
         start = sum(r.shape[0] for r in rows)
         part.row_slice = slice(start, start + g.shape[0])
         rows.append(g)

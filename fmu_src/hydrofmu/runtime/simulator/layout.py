@@ -172,32 +172,56 @@ def added_mass_split(added: NDArray[np.float64], method: str,
     return left
 
 
+#: Asymmetry of the added mass ``max |A - A^T| / max |A|`` above which the simulator warns.
+#: The left side ``L = M + A`` is used as given (not symmetrised) at any asymmetry, as WEC-Sim's
+#: ``(m + A) x'' = F``; a BEM solution is symmetric only to its discretisation (RM3's WAMIT
+#: A_inf: 0.93 % of its largest entry), and 1e-3 is where a coarse mesh or a typing error
+#: becomes worth a look (the data readers refuse 1e-2 of the largest diagonal term).
+LEFT_ASYMMETRY_WARN: float = 1e-3
+
+
+def left_asymmetry(lhs: NDArray[np.float64]) -> float:
+    """``max |L - L^T| / max |L|`` of a square matrix (0 for a zero matrix)."""
+    scale = float(np.max(np.abs(lhs), initial=0.0))
+    return float(np.max(np.abs(lhs - lhs.T), initial=0.0)) / scale if scale > 0.0 else 0.0
+
+
+def asymmetry_warning(added: NDArray[np.float64]) -> list[str]:
+    """The warning for an added mass asymmetric above :data:`LEFT_ASYMMETRY_WARN`, or none."""
+    asym = left_asymmetry(added)
+    if asym <= LEFT_ASYMMETRY_WARN:
+        return []
+    return [f"the added mass A_inf is asymmetric by {asym:.3g} of its largest entry "
+            f"(> {LEFT_ASYMMETRY_WARN:g}); it is used as given (LU), not symmetrised: "
+            "check the added-mass data if that is not the BEM's discretisation"]
+
+
 def reduced_inverse(
     lhs: NDArray[np.float64], basis: NDArray[np.float64], method: str
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``(L_r^-1, L_r^-1 T^T)`` of the reduced left side ``L_r = T^T L T``.
 
-    The (constant, SPD, at most 6N x 6N) matrix is factorised by Cholesky once (numpy);
-    ``L_r^-1 T^T`` maps the force sum to ``q_r''`` in one small mat-vec.
+    The (constant, at most 6N x 6N) matrix is inverted once by LU (numpy), the whole
+    matrix as the data give it: an asymmetric ``A_inf`` is not symmetrised (a Cholesky
+    factorisation would read its lower triangle only). ``L_r^-1 T^T`` maps the force sum to
+    ``q_r''`` in one small mat-vec.
 
     Raises
     ------
     HydroDataError
-        ``L_r`` is not positive definite (names the smallest eigenvalue).
+        The symmetric part of ``L_r`` is not positive definite (names the smallest
+        eigenvalue): the kinetic energy ``v^T L v / 2`` would not be positive.
     """
     lr = basis.T @ lhs @ basis
-    try:
-        chol = np.linalg.cholesky(lr)
-    except np.linalg.LinAlgError as exc:
-        eig = np.linalg.eigvalsh(0.5 * (lr + lr.T))
+    eig = np.linalg.eigvalsh(0.5 * (lr + lr.T))
+    if not eig[0] > 0.0:
         raise HydroDataError(
             f"the left-side mass matrix ({method} added mass) on the free DOFs is not "
             f"positive definite (smallest eigenvalue {eig[0]:.6g}): check the mass, "
             "inertia and added-mass data",
             value=float(eig[0]),
-        ) from exc
-    l_inv = np.linalg.solve(chol, np.eye(lr.shape[0]))
-    inv = l_inv.T @ l_inv
+        )
+    inv = np.linalg.solve(lr, np.eye(lr.shape[0]))
     return inv, inv @ basis.T
 
 

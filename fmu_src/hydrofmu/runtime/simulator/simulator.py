@@ -39,6 +39,7 @@ from .intervals import interval_stepper
 from .layout import (
     ModelInterface,
     PartSpec,
+    asymmetry_warning,
     build_parts,
     output_table,
     parameter_table,
@@ -137,16 +138,21 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
             part_specs(cfg, self.extra_parts), n_outputs=n * (5 + len(self.table.channels)),
             info=dict(bodies=self.bodies, config=cfg, parameters=p, names=self.names, n=n,
                       dt=self.dt, report=self.report, warnings=self.warnings))
+        # A joint's initial angle moves its first body into the consistent initial pose.
+        self.q0 = q0 = self.q0 + sum((p.initial_shift() for p in self.parts
+                                      if hasattr(p, "initial_shift")), np.zeros(n))
         # The constraints, the left side and its map to the accelerations (read-only, what
         # the output assembly, the linear model and the steppers read; assembly.py). The
         # parts' state slices are shifted past [q_r, v_r] there.
         a = self.assembly = Assembly.build(
             parts=self.parts, table=self.table, mass=mass, free=free,
-            added_mass_method=self.added_mass_method, adj_mass_factor=self.adj_mass_factor)
+            added_mass_method=self.added_mass_method, adj_mass_factor=self.adj_mass_factor,
+            initial=(q0, self.v0))
         self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
         self._multiplier_map, self._acc_map, self.lhs = a.multiplier_map, a.acc_map, a.lhs
         self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
         self.lagged = a.lagged
+        self.warnings.extend(asymmetry_warning(a.added))
         self._stateful = [q for q in self.parts if q.n_states]
         self._forces = [q.force for q in self.parts if q.active]
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]

@@ -1,0 +1,210 @@
+"""Revolute joints (``[[joints]] kind = "revolute"``): a hinge between two bodies, or between
+a body and the fixed world, with a torque input.
+
+Configuration::
+
+    [[joints]]
+    name = "hinge"
+    kind = "revolute"
+    bodies = ["flap", "base"]   # or body = "flap": hinged on the fixed world
+    axis = [0.0, 1.0, 0.0]      # hinge axis (world frame), normalised
+    point = [0.0, 0.0, -8.9]    # a point of the axis, m, in the frame of the bodies'
+                                # reference points (HydroData.reference_point)
+    initial_angle = 0.0         # rad, first body relative to the second, about the axis
+
+Small rotations about each body's reference point ``r``: the displacement of a point ``s``
+of body ``k`` is ``x_k + theta_k x (s - r_k)``. The joint holds (``G q = 0``, 5 rows)
+
+- the rotation of ``a`` relative to ``b`` normal to the axis: ``e_i . (theta_a - theta_b) = 0``
+  for the two unit vectors ``e_1``, ``e_2`` normal to the axis;
+- the hinge point, as a point of ``a`` and of ``b``, together:
+  ``x_a + theta_a x (p - r_a) - x_b - theta_b x (p - r_b) = 0``.
+
+The joint angle is ``u . (theta_a - theta_b)`` (output ``<joint>.angle``, rad; its rate
+``<joint>.angular_velocity``, rad/s). The input ``<joint>.T_pto`` (N m) is a torque ``+T u``
+on ``a`` and ``-T u`` on ``b``: its generalized force is ``T`` times the gradient of the
+angle. ``<joint>.F_constraint[1..6]`` is the reaction on ``a`` about its reference point.
+The fixed FMU parameter ``<joint>.initial_angle`` rotates ``a`` about the hinge from the
+bodies' ``initial_pose``: ``theta_a += angle u``, ``x_a += angle u x (r_a - p)``
+(:meth:`RevoluteJoint.initial_shift`, small-rotation kinematics).
+
+**Static loads about the hinge.** The linear model writes every force about the body's
+reference point. A body hinged on the world at a point away from its reference point, under
+a constant force ``F`` at the reference point (buoyancy minus weight,
+``hydrostatic_offset``), has a restoring moment that the linear kinematics drop: the
+second-order rise of the reference point, ``x_2 = (theta x (theta x d)) / 2`` with
+``d = r - p``, gives the potential ``-F . x_2`` and the stiffness about the axis
+``k = (F . d) - (F . u)(d . u)`` (a pendulum with its reference point at the centre of
+gravity, ``l`` below the hinge: ``F = -m g e_z``, ``d = -l e_z``, ``k = m g l``).
+:class:`HingeLoad` adds it (reported in ``F_hydrostatic``), so the answer does not depend
+on where the data put the reference point; a body with ``fixed = true`` counts as the world.
+Between two moving bodies it is not added: put the reference point of the hinged body on
+the axis (its ``d`` is then zero).
+
+Run-time module: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import ConfigError
+from ..hydrodata.model import HydroData
+from ..parameters.table import ParameterSpec, check_finite
+from ..parts.part import Context, LinearSystem, ModelInfo, Part, Port
+from .joints import JointPart
+
+
+def _vector3(options: dict[str, Any], key: str, default: list[float] | None) -> NDArray:
+    raw = options.get(key, default)
+    if raw is None:
+        raise ConfigError(f"joint '{options['name']}' (revolute) needs {key} = [x, y, z]",
+                          value=None)
+    try:
+        v = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        v = np.zeros(0)
+    if v.shape != (3,) or not np.all(np.isfinite(v)):
+        raise ConfigError(f"joint '{options['name']}': {key} must be 3 finite numbers, got "
+                          f"{raw!r}", value=raw)
+    return v
+
+
+def hinge_geometry(bodies: list[HydroData], options: dict[str, Any], index: list[int],
+                   n: int) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """Rows ``G`` (5, n), the angle row (n,), the unit axis (3,) and the point (3,) of a
+    revolute joint on bodies ``index`` (one: hinged on the world)."""
+    axis = _vector3(options, "axis", None)
+    if np.linalg.norm(axis) == 0.0:
+        raise ConfigError(f"joint '{options['name']}': axis must not be zero, got "
+                          f"{options.get('axis')!r}", value=options.get("axis"))
+    u = axis / np.linalg.norm(axis)
+    point = _vector3(options, "point", None)
+    trial = np.eye(3)[int(np.argmin(np.abs(u)))]
+    e1 = np.cross(u, trial)
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(u, e1)
+    rot = np.zeros((3, n))
+    pos = np.zeros((3, n))
+    for sign, k in zip((1.0, -1.0), index, strict=False):
+        r = np.asarray(bodies[k].reference_point, dtype=float)
+        rot[:, 6 * k + 3 : 6 * k + 6] = sign * np.eye(3)
+        # theta x (p - r) = S(r - p) theta
+        pos[:, 6 * k : 6 * k + 3] = sign * np.eye(3)
+        pos[:, 6 * k + 3 : 6 * k + 6] = sign * _skew(r - point)
+    rows = np.vstack([e1 @ rot, e2 @ rot, pos])
+    return rows, u @ rot, u, point
+
+
+def _skew(r: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``S(r)`` with ``S(r) x = r x x``."""
+    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+
+
+def _initial_angle(name: str, value: Any) -> float:
+    return check_finite(name, value)
+
+
+class RevoluteJoint(JointPart):
+    """A hinge between two bodies or a body and the world, with the torque input."""
+
+    kind = "joint.revolute"
+    active = True
+    feedthrough = True
+    forcing = True
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        self.rows, self.along, self.axis, self.point = hinge_geometry(
+            model.bodies, model.options, self.body_index, model.n)
+        self.initial_angle = float(model.parameters[f"{self.name}.initial_angle"])
+        a = self.body_index[0]
+        r_a = np.asarray(model.bodies[a].reference_point, dtype=float)
+        self._shift = np.zeros(model.n)
+        self._shift[6 * a : 6 * a + 3] = self.initial_angle * np.cross(self.axis,
+                                                                        r_a - self.point)
+        self._shift[6 * a + 3 : 6 * a + 6] = self.initial_angle * self.axis
+        other = (f"body '{model.names[self.body_index[1]]}'" if len(self.body_index) == 2
+                 else "the world")
+        model.report.append(
+            f"joint '{self.name}': revolute, {model.names[a]} on {other}, axis "
+            f"{np.round(self.axis, 6).tolist()} through {self.point.tolist()} m, initial "
+            f"angle {self.initial_angle:.6g} rad")
+
+    @classmethod
+    def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                    options: dict[str, Any]) -> list[Port]:
+        return [Port(f"{options['name']}.T_pto", "N.m")]
+
+    @classmethod
+    def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
+                     options: dict[str, Any]) -> list[Port]:
+        name = options["name"]
+        return [*super().output_ports(bodies, config, options),
+                Port(f"{name}.angle", "rad"), Port(f"{name}.angular_velocity", "rad/s")]
+
+    @classmethod
+    def parameter_specs(cls, bodies: list[HydroData], config: dict[str, Any],
+                        options: dict[str, Any]) -> list[ParameterSpec]:
+        name = options["name"]
+        start = check_finite(f"joint '{name}': initial_angle",
+                             options.get("initial_angle", 0.0))
+        return [ParameterSpec(f"{name}.initial_angle", "Real", start, "rad",
+                              f"Initial angle of the revolute joint '{name}' (first body "
+                              "relative to the second, about the axis)",
+                              check=_initial_angle)]
+
+    def initial_shift(self) -> NDArray[np.float64]:
+        """What :attr:`initial_angle` adds to the bodies' initial pose, shape (n,)."""
+        return self._shift
+
+    def force(self, ctx: Context) -> NDArray[np.float64]:
+        return ctx.u[self.input_slice][0] * self.along
+
+    def linear_system(self) -> LinearSystem:
+        return LinearSystem(force_u=self.along[:, None])
+
+    def outputs(self, ctx: Context) -> NDArray[np.float64]:
+        return np.concatenate([self.reaction(ctx),
+                               [self.along @ ctx.q, self.along @ ctx.v]])
+
+
+class HingeLoad(Part):
+    """The stiffness of a body's static load about its hinge on the world or on a fixed
+    body (see the module docstring), ``F = -k (u . theta_a) u`` on the rotations of the
+    hinged body; inactive (no force) between two moving bodies or when ``k`` is zero."""
+
+    kind = "joint.revolute.static_load"
+    channel = "F_hydrostatic"
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        o = model.options
+        index = [model.names.index(b) for b in o["bodies"]]
+        _, _, u, point = hinge_geometry(model.bodies, o, index, model.n)
+        self.stiffness = np.zeros((model.n, model.n))
+        self.k = 0.0
+        bodies_cfg = model.config["bodies"]
+        on_world = len(index) == 1 or not any(bodies_cfg[index[1]]["free_dofs"])
+        if on_world:  # on the world, or on a body with fixed = true
+            a = index[0]
+            f = np.asarray(bodies_cfg[a]["hydrostatic_offset"][:3], dtype=float)
+            d = np.asarray(model.bodies[a].reference_point, dtype=float) - point
+            self.k = float(f @ d - (f @ u) * (d @ u))
+            rot = slice(6 * a + 3, 6 * a + 6)
+            self.stiffness[rot, rot] = self.k * np.outer(u, u)
+        self.active = bool(self.k != 0.0)
+        if self.active:
+            model.report.append(
+                f"joint '{o['name']}': the static load {np.round(f, 3).tolist()} N at the "
+                f"reference point, {float(np.linalg.norm(d)):.6g} m from the hinge, adds "
+                f"{self.k:.6g} N m/rad about the axis")
+
+    def force(self, ctx: Context) -> NDArray[np.float64] | None:
+        return -self.stiffness @ ctx.q
+
+    def linear_matrices(self):
+        return self.stiffness, np.zeros_like(self.stiffness), np.zeros(self.n)
