@@ -64,12 +64,13 @@ def place_body(spec: BEMSpec, body: BodySpec) -> PlacedBody:
     mesh = placed_mesh(body)
     check_mesh(mesh, where=where)
     dofs = cpt.rigid_body_dofs(rotation_center=body.rotation_center)
+    # The given mass enters the hydrostatic stiffness's gravity terms (rho V when None).
     closed = cpt.FloatingBody(mesh=mesh, dofs=dofs, center_of_mass=body.center_of_mass,
-                              name=body.name)
+                              mass=body.mass, name=body.name)
     immersed = closed.immersed_part()  # closed below the waterline: the hydrostatics
     wet = immersed.mesh
     if np.isfinite(spec.water_depth):
-        wet = closed.immersed_part(sea_bottom=-spec.water_depth).mesh
+        wet = closed.immersed_part(water_depth=spec.water_depth).mesh
     seabed = seabed_faces(wet, spec.water_depth)
     wet = without_faces(wet, seabed)
     use_lid = spec.lid if body.lid is None else body.lid
