@@ -357,3 +357,24 @@ def test_shipped_oswec_netcdf_reads_back() -> None:
     # 0.5 % is several times that and below the 8.8 % coupling.
     for m in (mb.added_mass, mb.radiation_damping):
         assert np.abs(m - m.transpose(0, 2, 1)).max() < 5e-3 * np.abs(m).max()
+
+
+def test_build_reads_the_shipped_oswec_netcdf_with_its_coupling(tmp_path: Path) -> None:
+    """The configuration (what ``hydrofmu build`` reads) finds both bodies by their names in
+    the shipped file and carries their coupling blocks exactly as the file holds them."""
+    from hydrofmu.config import load_config
+
+    nc = (OSWEC / "oswec.nc").as_posix()
+    body = ('[[bodies]]\nname = "{n}"\nhydro = "{nc}"\nhydro_body = "{n}"\nmass = {m}\n'
+            'inertia = [1.0e6, 1.0e6, 1.0e6]\ncog = [0.0, 0.0, 0.0]\ndofs = ["surge", "pitch"]\n')
+    toml = tmp_path / "oswec_min.toml"
+    toml.write_text("[multibody]\nb2b = true\n\n" + body.format(n="flap", nc=nc, m=127000.0)
+                    + "\n" + body.format(n="base", nc=nc, m=48708.0))
+    bodies, config = load_config(toml)
+    assert [b.name for b in bodies] == ["flap", "base"]
+    mb = read_hydro_bodies(OSWEC / "oswec.nc")
+    assert len(config["coupling"]) == 2
+    assert sorted(tuple(e["bodies"]) for e in config["coupling"]) == [(0, 1), (1, 0)]
+    for entry in config["coupling"]:  # the force on body k from the motion of body j
+        k, j = entry["bodies"]
+        np.testing.assert_array_equal(np.asarray(entry["added_mass_inf"]), mb.block(k, j))

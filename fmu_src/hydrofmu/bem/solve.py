@@ -23,7 +23,8 @@ from .symmetry import symmetric_body, symmetric_engine, uses_axial
 
 def radiation_omegas(spec: BEMSpec) -> list[float]:
     """The radiation frequencies: omega = 0 (deep water only: Capytaine 3.0 cannot evaluate
-    the finite-depth Green function at k h < 0.1), the finite ones and omega = inf."""
+    the finite-depth Green function at small k h, see ``spec.KH_MIN``), the finite ones and
+    omega = inf."""
     omegas = spec.omega.tolist()
     if spec.zero_and_infinite:
         omegas = ([0.0] if math.isinf(spec.water_depth) else []) + omegas + [math.inf]
