@@ -16,13 +16,15 @@ import xarray as xr
 from ..progress import Progress
 from ..runtime.errors import HydroDataError, require
 from .mesh import build_bodies
+from .multi import add_bodies_data, place_bodies
 from .spec import BEMSpec
 from .symmetry import symmetric_body, symmetric_engine, uses_axial
 
 
 def radiation_omegas(spec: BEMSpec) -> list[float]:
     """The radiation frequencies: omega = 0 (deep water only: Capytaine 3.0 cannot evaluate
-    the finite-depth Green function at k h < 0.1), the finite ones and omega = inf."""
+    the finite-depth Green function at small k h, see ``spec.KH_MIN``), the finite ones and
+    omega = inf."""
     omegas = spec.omega.tolist()
     if spec.zero_and_infinite:
         omegas = ([0.0] if math.isinf(spec.water_depth) else []) + omegas + [math.inf]
@@ -73,9 +75,16 @@ def solve(spec: BEMSpec, immersed: Any, *, progress: bool = False,
     try:
         for problems in groups.values():
             out = solver.solve_all(problems, n_jobs=spec.n_jobs, progress_bar=False)
-            failed = [r for r in out if not hasattr(r, "forces")]
+            # Capytaine 3.0 returns Failed*Result objects (NaN forces, an ``exception``)
+            # for the problems it skipped; omega = inf forces are infinite by design.
+            failed = [r for r in out if not hasattr(r, "forces")
+                      or type(r).__name__.startswith("Failed")]
             if failed:
-                raise HydroDataError(f"Capytaine could not solve {failed[0]}", value=None)
+                why = getattr(failed[0], "exception", "")
+                raise HydroDataError(
+                    f"Capytaine could not solve {getattr(failed[0], 'problem', failed[0])}"
+                    f"{': ' + str(why) if why else ''} (bodies touching each other or the "
+                    "seabed along a line or a face give NaN: leave a small gap)", value=None)
             results.extend(out)
             bar.update(len(problems))
             if callback is not None:
@@ -205,6 +214,8 @@ def run_bem(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu be
     """
     cpt = require("capytaine", "bem")
     cpt.set_logging("WARNING")
+    if spec.bodies:
+        return run_bodies(spec, progress=progress, source=source)
     axial = uses_axial(spec)
     closed, immersed = build_bodies(spec, with_lid=not axial)
     if axial:
@@ -213,6 +224,55 @@ def run_bem(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu be
     else:
         results = solve(spec, immersed, progress=progress)
     return assemble(spec, results, closed, immersed, source=source)
+
+
+def run_bodies(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu bem") -> Any:
+    """``[[bem.bodies]]``: place the bodies, solve them in one problem, assemble.
+
+    Returns
+    -------
+    xarray.Dataset
+        Capytaine's multibody dataset (DOFs ``<name>__Surge`` ..., a ``body`` dimension)
+        with the per-body variables of :func:`~hydrofmu.bem.multi.add_bodies_data` and the
+        panel counts per body in the attributes.
+    """
+    cpt = require("capytaine", "bem")
+    placed, joined = place_bodies(spec)
+    results = solve(spec, joined, progress=progress)
+    ds = cpt.assemble_dataset(results, hydrostatics=False)
+    ds = add_bodies_data(spec, ds, placed)
+    for var in set(ds) | set(ds.coords):
+        if var in cpt.io.xarray.VARIABLES_ATTRIBUTES:
+            ds[var].attrs.update(cpt.io.xarray.VARIABLES_ATTRIBUTES[var])
+    ds.attrs.pop("creation_of_dataset", None)  # a time stamp would make every file different
+    for name, unit in UNITS.items():
+        if name in ds:
+            ds[name].attrs["units"] = unit
+    ds["displaced_volume"].attrs["long_name"] = "Displaced volume"
+
+    def per_body(count: Any) -> str:
+        return ", ".join(f"{p.spec.name}: {count(p)}" for p in placed)
+
+    ds.attrs.update({
+        "title": "hydrofmu bem: bodies " + ", ".join(repr(p.spec.name) for p in placed),
+        "source": source,
+        "time_convention": "exp(-i omega t) (Capytaine): conjugate for exp(+i omega t)",
+        "bem_method": spec.method,
+        "hull_panels": int(sum(p.solved.mesh.nb_faces for p in placed)),
+        "lid_panels": int(sum(p.solved.lid_mesh.nb_faces for p in placed
+                              if p.solved.lid_mesh is not None)),
+        "hull_panels_per_body": per_body(lambda p: int(p.solved.mesh.nb_faces)),
+        "lid_panels_per_body": per_body(lambda p: int(p.solved.lid_mesh.nb_faces)
+                                        if p.solved.lid_mesh is not None else 0),
+        "seabed_panels_left_out": per_body(lambda p: p.seabed_panels),
+        "cut_at_seabed": per_body(lambda p: p.below_seabed),
+        "bem_symmetry": "none",
+        "bem_bodies": repr([{"name": p.spec.name, "mesh": p.spec.mesh.name,
+                             "position": list(p.spec.position),
+                             "rotation_deg": list(p.spec.rotation)} for p in placed]),
+        "excitation_at_zero_and_infinite_frequency": "NaN (not solved)",
+    })
+    return ds
 
 
 def bem_to_file(spec: BEMSpec, output: str | Path, *, progress: bool = False) -> tuple[Path, str]:
@@ -227,8 +287,12 @@ def bem_to_file(spec: BEMSpec, output: str | Path, *, progress: bool = False) ->
     ds = run_bem(spec, progress=progress)
     path = write_netcdf(ds, output)
     omega = ds["omega"].values
+    per_body = (f" ({ds.attrs['hull_panels_per_body']}; lid {ds.attrs['lid_panels_per_body']}"
+                f"; seabed panels left out {ds.attrs['seabed_panels_left_out']})"
+                if "hull_panels_per_body" in ds.attrs else "")
     return path, (
-        f"{ds.attrs['hull_panels']} hull panels + {ds.attrs['lid_panels']} lid panels, "
+        f"{ds.attrs['hull_panels']} hull panels + {ds.attrs['lid_panels']} lid panels"
+        f"{per_body}, "
         f"{int(np.sum(np.isfinite(omega) & (omega > 0)))} finite frequencies"
         f"{' + omega = 0' if np.any(omega == 0) else ''}"
         f"{' + omega = inf' if np.any(np.isinf(omega)) else ''}, "

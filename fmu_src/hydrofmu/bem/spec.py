@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,11 +11,15 @@ from typing import Any
 import numpy as np
 
 from ..runtime.errors import ConfigError, did_you_mean
+from .spec_bodies import BodySpec, parse_bodies
+from .values import positive as _positive
+from .values import unknown_key as _unknown
+from .values import vec3 as _vec3
 
 BEM_KEYS = (
     "body", "mesh", "omega", "headings", "water_depth", "lid", "panel_size",
     "rotation_center", "center_of_mass", "rho", "g", "method", "n_jobs", "name",
-    "zero_and_infinite", "symmetry",
+    "zero_and_infinite", "symmetry", "bodies",
 )
 """Keys of the ``[bem]`` table."""
 SHAPE_KEYS = {
@@ -32,37 +35,6 @@ SYMMETRIES = ("auto", "axial", "none")
 """Values of ``[bem] symmetry`` (see :mod:`hydrofmu.bem.symmetry`)."""
 
 
-def _unknown(key: str, allowed: Sequence[str], where: str) -> ConfigError:
-    return ConfigError(
-        f"unknown key '{key}' in {where}{did_you_mean(key, allowed)}; "
-        f"allowed: {', '.join(allowed)}",
-        value=key,
-    )
-
-
-def _vec3(value: Any, what: str) -> tuple[float, float, float]:
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{what} = {value!r} must be 3 numbers", value=value) from exc
-    if arr.shape != (3,) or not np.all(np.isfinite(arr)):
-        raise ConfigError(f"{what} = {value!r} must be 3 finite numbers [x, y, z] in m",
-                          value=value)
-    return (float(arr[0]), float(arr[1]), float(arr[2]))
-
-
-def _positive(value: Any, what: str, *, allow_inf: bool = False) -> float:
-    try:
-        out = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{what} = {value!r} is not a number", value=value) from exc
-    if not (out > 0) or (math.isinf(out) and not allow_inf) or math.isnan(out):
-        extra = " (or inf)" if allow_inf else ""
-        raise ConfigError(f"{what} = {value!r} must be a positive finite number{extra}",
-                          value=value)
-    return out
-
-
 @dataclass(frozen=True, kw_only=True)
 class BEMSpec:
     """A validated ``[bem]`` table.
@@ -70,7 +42,11 @@ class BEMSpec:
     Attributes
     ----------
     body
-        Parametric shape (``{"shape": ..., ...}``) or mesh file (``{"mesh": Path, ...}``).
+        Parametric shape (``{"shape": ..., ...}``) or mesh file (``{"mesh": Path, ...}``);
+        empty when ``bodies`` is given.
+    bodies
+        Several bodies from mesh files, solved together (``[[bem.bodies]]``,
+        :mod:`hydrofmu.bem.spec_bodies`); empty for the single-body form.
     omega
         Finite frequencies, rad/s, shape (nw,), strictly increasing, > 0.
     headings
@@ -100,6 +76,7 @@ class BEMSpec:
 
     body: dict[str, Any]
     omega: np.ndarray
+    bodies: tuple[BodySpec, ...] = ()
     headings: tuple[float, ...] = (0.0,)
     water_depth: float = math.inf
     lid: bool = True
@@ -197,6 +174,29 @@ def _parse_body(value: Any, base: Path) -> dict[str, Any]:
     return out
 
 
+KH_MIN = 0.15
+"""Smallest k h solved in finite depth: Capytaine 3.0's finite-depth Green function (its
+Prony decomposition) fails at k h = 0.106 and 0.127 and works from 0.159 (measured)."""
+
+
+def _check_low_frequency(omega: np.ndarray, depth: float, g: float) -> None:
+    """Refuse finite frequencies below the finite-depth solver's reach (:data:`KH_MIN`)."""
+    if math.isinf(depth):
+        return
+    from scipy.optimize import brentq  # build time only
+
+    w2 = float(omega[0]) ** 2  # omega^2 = g k tanh(k h): k between the deep and shallow ones
+    k = brentq(lambda k: g * k * math.tanh(k * depth) - w2, w2 / g,
+               w2 / g + float(omega[0]) / math.sqrt(g * depth))
+    if k * depth < KH_MIN:
+        lowest = math.sqrt(g * (KH_MIN / depth) * math.tanh(KH_MIN)) * 1.001
+        raise ConfigError(
+            f"[bem] omega: the lowest frequency {float(omega[0]):g} rad/s gives k h = "
+            f"{k * depth:.3f} at water_depth = {depth:g} m; Capytaine's finite-depth Green "
+            f"function fails below k h = {KH_MIN}: start omega at {lowest:.3f} rad/s or more",
+            value=float(omega[0]))
+
+
 def parse_bem(data: dict[str, Any], *, base: Path | None = None) -> BEMSpec:
     """Validate a ``[bem]`` table.
 
@@ -222,10 +222,15 @@ def parse_bem(data: dict[str, Any], *, base: Path | None = None) -> BEMSpec:
     for key in data:
         if key not in BEM_KEYS:
             raise _unknown(key, BEM_KEYS, "[bem]")
-    if ("body" in data) == ("mesh" in data):
-        raise ConfigError("[bem] needs exactly one of body = {shape = ...} or mesh = 'file'",
-                          value=None)
-    body = _parse_body(data["body"] if "body" in data else {"mesh": data["mesh"]}, base)
+    bodies: tuple[BodySpec, ...] = ()
+    body: dict[str, Any] = {}
+    if "bodies" in data:
+        bodies = parse_bodies(data["bodies"], data, base)
+    elif ("body" in data) == ("mesh" in data):
+        raise ConfigError("[bem] needs exactly one of body = {shape = ...}, mesh = 'file' or "
+                          "a list of [[bem.bodies]]", value=None)
+    else:
+        body = _parse_body(data["body"] if "body" in data else {"mesh": data["mesh"]}, base)
     if "omega" not in data:
         raise ConfigError("[bem] needs omega: a list of rad/s or {min, max, n}", value=None)
     headings = data.get("headings", [0.0])
@@ -257,18 +262,26 @@ def parse_bem(data: dict[str, Any], *, base: Path | None = None) -> BEMSpec:
     name = str(data.get("name", "body"))
     if not name.isidentifier():
         raise ConfigError(f"[bem] name = {name!r} must be an identifier", value=name)
+    if bodies and data.get("symmetry", "auto") == "axial":
+        raise ConfigError("[bem] symmetry = 'axial' applies to one parametric body, not to "
+                          "[[bem.bodies]]; remove it", value="axial")
+    omega = _parse_omega(data["omega"])
+    water_depth = _positive(data.get("water_depth", math.inf), "[bem] water_depth",
+                            allow_inf=True)
+    g = _positive(data.get("g", 9.81), "[bem] g")
+    _check_low_frequency(omega, water_depth, g)
     return BEMSpec(
         body=body,
-        omega=_parse_omega(data["omega"]),
+        bodies=bodies,
+        omega=omega,
         headings=tuple(float(h) for h in headings_arr),
-        water_depth=_positive(data.get("water_depth", math.inf), "[bem] water_depth",
-                              allow_inf=True),
+        water_depth=water_depth,
         lid=bool(data.get("lid", True)),
         panel_size=_positive(data.get("panel_size", 0.5), "[bem] panel_size"),
         rotation_center=_vec3(data.get("rotation_center", [0, 0, 0]), "[bem] rotation_center"),
         center_of_mass=_vec3(data.get("center_of_mass", [0, 0, 0]), "[bem] center_of_mass"),
         rho=_positive(data.get("rho", 1000.0), "[bem] rho"),
-        g=_positive(data.get("g", 9.81), "[bem] g"),
+        g=g,
         method=method,
         n_jobs=n_jobs,
         name=name,

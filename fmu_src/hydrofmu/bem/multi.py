@@ -1,0 +1,169 @@
+"""Several bodies from mesh files solved in one Capytaine problem (``[[bem.bodies]]``).
+
+Every body keeps its 6 rigid-body DOFs (``<name>__Surge`` ... in the file), so the file
+holds the full 6N x 6N added mass and damping with the body-to-body blocks and each body's
+excitation in the presence of the others; a body held fixed in the model is still solved:
+its coupling and its diffraction of the waves reaching the others matter.
+
+Per body: the closed mesh gives the inertia (unless ``mass`` and ``inertia`` are given)
+and passes :func:`~hydrofmu.bem.mesh.check_mesh`; its immersed part gives the hydrostatics;
+the BEM solves the immersed part without its panels on the seabed (in finite depth the
+seabed is already a wall of the Green function: a panel lying on it carries no flow and
+coincides with its own image), with a lid on the waterplane when it pierces the surface. A
+body reaching below the seabed is cut at it (as at the free surface): sinking a body a
+little into the seabed leaves it without bottom panels and with a gap above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..runtime.errors import require
+from .mesh import check_mesh
+from .placement import placed_mesh, seabed_faces, without_faces
+from .spec import BEMSpec
+from .spec_bodies import BodySpec
+
+
+@dataclass(frozen=True)
+class PlacedBody:
+    """One body ready for the solve.
+
+    Attributes
+    ----------
+    spec
+        Its ``[[bem.bodies]]`` entry.
+    closed
+        Capytaine body of the closed, placed mesh (inertia).
+    immersed
+        Its immersed part (hydrostatics), not cut at the seabed: the body as meshed.
+    solved
+        The immersed part without seabed panels, with its lid (the BEM).
+    seabed_panels
+        Number of panels left out because they lie on the seabed.
+    below_seabed
+        Whether the closed mesh reaches below the seabed (then cut at it).
+    """
+
+    spec: BodySpec
+    closed: Any
+    immersed: Any
+    solved: Any
+    seabed_panels: int
+    below_seabed: bool
+
+
+def place_body(spec: BEMSpec, body: BodySpec) -> PlacedBody:
+    """Read, place, check and cut one body (see the module notes)."""
+    cpt = require("capytaine", "bem")
+    where = f"the mesh of [[bem.bodies]] '{body.name}' ({body.mesh.name})"
+    mesh = placed_mesh(body)
+    check_mesh(mesh, where=where)
+    dofs = cpt.rigid_body_dofs(rotation_center=body.rotation_center)
+    # The given mass enters the hydrostatic stiffness's gravity terms (rho V when None).
+    closed = cpt.FloatingBody(mesh=mesh, dofs=dofs, center_of_mass=body.center_of_mass,
+                              mass=body.mass, name=body.name)
+    immersed = closed.immersed_part()  # closed below the waterline: the hydrostatics
+    wet = immersed.mesh
+    if np.isfinite(spec.water_depth):
+        wet = closed.immersed_part(water_depth=spec.water_depth).mesh
+    seabed = seabed_faces(wet, spec.water_depth)
+    wet = without_faces(wet, seabed)
+    use_lid = spec.lid if body.lid is None else body.lid
+    lid = None
+    if use_lid and immersed.mesh.nb_edges_waterline > 0:
+        lid = mesh.generate_lid(z=0.0)
+    solved = cpt.FloatingBody(mesh=wet, lid_mesh=lid, dofs=dofs,
+                              center_of_mass=body.center_of_mass, name=body.name)
+    return PlacedBody(spec=body, closed=closed, immersed=immersed, solved=solved,
+                      seabed_panels=int(np.sum(seabed)),
+                      below_seabed=bool(np.isfinite(spec.water_depth) and float(
+                          np.min(mesh.vertices[:, 2])) < -spec.water_depth))
+
+
+def place_bodies(spec: BEMSpec) -> tuple[list[PlacedBody], Any]:
+    """All bodies placed, and the Capytaine multibody of their solved parts."""
+    cpt = require("capytaine", "bem")
+    placed = [place_body(spec, body) for body in spec.bodies]
+    joined = cpt.FloatingBody.join_bodies(*[p.solved for p in placed], name="bodies")
+    return placed, joined
+
+
+def skew(d: np.ndarray) -> np.ndarray:
+    """The cross-product matrix: ``skew(d) @ x = d x x``."""
+    return np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
+
+
+def rigid_inertia(mass: float, inertia: tuple[float, float, float], cog: np.ndarray,
+                  center: np.ndarray) -> np.ndarray:
+    """6x6 mass matrix about ``center`` of a body of ``mass`` (kg) with principal moments
+    ``inertia`` (kg m^2, world axes) about its centre of mass ``cog`` (m).
+
+    ``[[m I, -m S(d)], [m S(d), I_G - m S(d) S(d)]]``, ``d = cog - center``, S the
+    cross-product matrix (the parallel-axis theorem: ``-S(d) S(d) = |d|^2 I - d d^T``).
+    """
+    d = np.asarray(cog, dtype=float) - np.asarray(center, dtype=float)
+    s = skew(d)
+    out = np.zeros((6, 6))
+    out[:3, :3] = mass * np.eye(3)
+    out[:3, 3:] = -mass * s
+    out[3:, :3] = mass * s
+    out[3:, 3:] = np.diag(inertia) - mass * s @ s
+    return out
+
+
+def body_matrices(spec: BEMSpec, body: PlacedBody) -> tuple[np.ndarray, np.ndarray]:
+    """The body's 6x6 inertia (closed hull, or its mass and inertia) and hydrostatic
+    stiffness (immersed part), DOF order surge..yaw."""
+    order = ["Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw"]
+    if body.spec.mass is not None and body.spec.inertia is not None:
+        inertia = rigid_inertia(body.spec.mass, body.spec.inertia,
+                                np.asarray(body.spec.center_of_mass),
+                                np.asarray(body.spec.rotation_center))
+    else:
+        da = body.closed.compute_rigid_body_inertia(rho=spec.rho)
+        inertia = np.asarray(da.sel(influenced_dof=order, radiating_dof=order).values)
+    da = body.immersed.compute_hydrostatic_stiffness(rho=spec.rho, g=spec.g)
+    stiffness = np.asarray(da.sel(influenced_dof=order, radiating_dof=order).values)
+    return inertia, stiffness
+
+
+def add_bodies_data(spec: BEMSpec, ds: Any, placed: list[PlacedBody]) -> Any:
+    """The per-body variables of the file: block-diagonal ``inertia_matrix`` and
+    ``hydrostatic_stiffness`` (6N x 6N on the file's DOF labels), and per body
+    ``rotation_center``, ``center_of_mass``, ``center_of_buoyancy``, ``disp_mass``,
+    ``displaced_volume`` (a ``body`` dimension, also for a single body)."""
+    # Capytaine labels a one-body multibody with a scalar ``body``: one layout for all.
+    ds = ds.drop_vars(["body", "rotation_center"], errors="ignore")
+    labels = [str(v) for v in ds["radiating_dof"].values]
+    n = len(labels)
+    inertia = np.zeros((n, n))
+    stiffness = np.zeros((n, n))
+    for body in placed:
+        k, c = body_matrices(spec, body)
+        rows = [labels.index(f"{body.spec.name}__{d}")
+                for d in ("Surge", "Sway", "Heave", "Roll", "Pitch", "Yaw")]
+        inertia[np.ix_(rows, rows)] = k
+        stiffness[np.ix_(rows, rows)] = c
+    names = [b.spec.name for b in placed]
+    dims = ("influenced_dof", "radiating_dof")
+    order = {"influenced_dof": labels, "radiating_dof": labels}
+    ds = ds.assign({
+        "inertia_matrix": xr.DataArray(inertia, dims=dims, coords=order),
+        "hydrostatic_stiffness": xr.DataArray(stiffness, dims=dims, coords=order),
+    })
+    ds = ds.assign({
+        "center_of_mass": (("body", "space_coordinate"),
+                           np.array([b.spec.center_of_mass for b in placed])),
+        "center_of_buoyancy": (("body", "space_coordinate"),
+                               np.array([np.asarray(b.immersed.center_of_buoyancy)
+                                         for b in placed])),
+        "displaced_volume": (("body",), np.array([float(b.immersed.volume) for b in placed])),
+    })
+    ds["disp_mass"] = (("body",), spec.rho * ds["displaced_volume"].values)
+    return ds.assign_coords(body=names, rotation_center=(
+        ("body", "space_coordinate"), np.array([b.spec.rotation_center for b in placed])))
