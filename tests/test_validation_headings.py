@@ -6,9 +6,9 @@ mooring (surge, sway and yaw springs and dampers), with A(w), B(w) at the wave f
 state is exactly the frequency-domain solution).
 
 Reference, per metre of wave amplitude (e^{+iwt}):
-``x = (-w^2 (M + A_s(w)) + i w (B(w) + B_lin + C_moor) + K_hs + K_moor)^{-1} X(w, beta)``,
-``A_s`` the symmetric part of the BEM's A (asymmetric by 0.24 % on this coarse mesh; the
-model's left side takes the same part).
+``x = (-w^2 (M + A(w)) + i w (B(w) + B_lin + C_moor) + K_hs + K_moor)^{-1} X(w, beta)``,
+``A`` the BEM's A as the data give it (asymmetric by 0.24 % on this coarse mesh; the
+model's left side takes it whole, as WEC-Sim's ``(m + A) x'' = F`` does).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def _response(direction: float, dt: float, dofs: list[str] | None = None):
 def _reference(sim, direction: float, free: np.ndarray) -> np.ndarray:
     hd = sim.bodies[0]
     a, b = hd.coefficients_at(OMEGA)
-    z = (-OMEGA**2 * (sim.mass[:6, :6] + 0.5 * (a + a.T)) + 1j * OMEGA * (b + B_LIN + C_MOOR)
+    z = (-OMEGA**2 * (sim.mass[:6, :6] + a) + 1j * OMEGA * (b + B_LIN + C_MOOR)
          + sim.part("hydrostatics").stiffness[:6, :6] + K_MOOR)
     x = hd.excitation_at(OMEGA, direction)
     idx = np.flatnonzero(free)
@@ -68,8 +68,8 @@ def test_six_dof_response_to_oblique_waves(direction: float) -> None:
     """Amplitude and phase of all six DOFs within 1e-4 (complex, relative to each DOF's
     own response). Measured: at most 4.5e-6 (30 deg) and 3.5e-6 (60 deg). What is left:
     the start-up transient (the last two 8-period windows differ by at most 1.5e-5, yaw),
-    and RK4 at dt = 20 ms (halving the step changes the result by 3e-8). Taking the raw
-    A instead of its symmetric part moves the reference by up to 1.3 %; the sway, roll and
+    and RK4 at dt = 20 ms (halving the step changes the result by 3e-8). Taking the
+    symmetric part of A instead of the whole moves the reference by up to 1.3 %; the sway, roll and
     yaw RAOs of the other heading differ by 42-1555 %."""
     sim, last, before = _response(direction, 0.02)
     assert np.all(sim.free[:6])

@@ -99,7 +99,7 @@ def _add(target: NDArray[Any], rows: slice, cols: slice | None, value: Any,
 
 def assemble(asm: Any) -> LinearModel:
     """The linear part of a model assembled by the simulator
-    (:class:`~hydrofmu.simulator.assembly.Assembly`).
+    (:class:`~hydrofmu.runtime.simulator.assembly.Assembly`).
 
     Uses its parts (their slices), ``constraints.basis`` (T), ``acc_map``
     (``L_r^-1 T^T``), ``nr``, ``n``, the input count and the state size.

@@ -90,7 +90,7 @@ def segments(model: LinearModel, t0: float, bank: SinusoidBank | None = None
 class Exact(TimeScheme):
     """The name ``exact`` among the time schemes: it integrates no ``f``. The simulator
     steps its linear model by :class:`ExactInterval` instead (chosen from the model,
-    :func:`hydrofmu.simulator.intervals.interval_stepper`)."""
+    :func:`hydrofmu.runtime.simulator.intervals.interval_stepper`)."""
 
     name: ClassVar[str] = "exact"
     #: No truncation error; ``order`` is not a convergence order here.

@@ -66,7 +66,7 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
     parameters
         FMU parameter values overriding the configuration's defaults, by name (see
         :func:`~hydrofmu.runtime.simulator.layout.parameter_table`); validated by
-        :func:`~hydrofmu.parameters.checks.check_parameters`.
+        :func:`~hydrofmu.runtime.parameters.checks.check_parameters`.
     parts
         Extra part classes (or ``(class, options)`` pairs) after the configured ones.
 
