@@ -90,7 +90,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None,
-                     progress: bool = True):
+                     progress: bool = True, label: str | None = None):
     """Build the FMU and simulate ``[simulation]``: ``(fmu, result, units)``."""
     from .export import build_fmu
     from .simulate import output_units, simulate
@@ -104,6 +104,7 @@ def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | Non
         stop_time=float(sim["stop_time"]),
         output_interval=float(sim["output_interval"]),
         progress=progress,
+        label=label,
     )
     return fmu, result, output_units(fmu)
 
@@ -145,7 +146,8 @@ def _run(args: argparse.Namespace) -> int:
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
         _, result, units = _simulate_config(bodies, cfg, Path(tmp), "HydroFMU",
-                                            progress=not args.quiet)
+                                            progress=not args.quiet,
+                                            label=f"the model of {args.config}")
     write_csv(result, out, units)
     print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
     print(f"wrote {out}")

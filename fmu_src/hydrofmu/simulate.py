@@ -24,6 +24,7 @@ def simulate(
     inputs: NDArray[Any] | None = None,
     outputs: list[str] | None = None,
     progress: bool = False,
+    label: str | None = None,
 ) -> NDArray[Any]:
     """Simulate an FMU with fmpy and return its structured result array.
 
@@ -44,6 +45,15 @@ def simulate(
         Output names to record (default: all).
     progress
         A progress bar over the communication steps on stderr (:mod:`hydrofmu.progress`).
+    label
+        How a failure names the model (default: "the FMU <path>"; ``hydrofmu run`` names the
+        configuration, its FMU being temporary).
+
+    Raises
+    ------
+    ExportError
+        A call failed: the message gives the time reached and the FMU's last warning or
+        error.
     """
     from fmpy import simulate_fmu
     from fmpy.fmi1 import FMICallException
@@ -60,9 +70,12 @@ def simulate(
     bar = Progress(n_steps, enabled=progress, unit="step", desc="simulate")
     chunk = max(1, n_steps // 100)  # at most ~100 updates of the display
 
+    reached = [start_time]
+
     def step_finished(time: float, _recorder: Any) -> bool:
+        reached[0] = time
         done = min(n_steps, round((time - start_time) / output_interval))
-        if done - bar.done >= chunk or done == n_steps:
+        if progress and (done - bar.done >= chunk or done == n_steps):
             bar.update(done - bar.done)
         return True
 
@@ -77,12 +90,12 @@ def simulate(
             output=outputs,
             validate=False,
             logger=logger,
-            step_finished=step_finished if progress else None,
+            step_finished=step_finished,
         )
     except FMICallException as exc:
         reason = f": {problems[-1]}" if problems else ""
-        raise ExportError(f"the FMU {fmu} failed during simulation ({exc}){reason}",
-                          value=str(fmu)) from exc
+        raise ExportError(f"{label or f'the FMU {fmu}'} failed during the simulation after "
+                          f"t = {reached[0]:.6g} s ({exc}){reason}", value=str(fmu)) from exc
     finally:
         bar.close()
 
