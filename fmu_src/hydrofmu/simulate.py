@@ -52,8 +52,8 @@ def simulate(
     Raises
     ------
     ExportError
-        A call failed: the message gives the time reached and the FMU's last warning or
-        error.
+        A call failed, or the FMU ended the run before ``stop_time`` (a discarded step): the
+        message gives the time reached and the FMU's last warning or error.
     """
     from fmpy import simulate_fmu
     from fmpy.fmi1 import FMICallException
@@ -79,8 +79,9 @@ def simulate(
             bar.update(done - bar.done)
         return True
 
+    name = label or f"the FMU {fmu}"
     try:
-        return simulate_fmu(
+        result = simulate_fmu(
             str(fmu),
             start_time=start_time,
             stop_time=stop_time,
@@ -89,15 +90,25 @@ def simulate(
             input=inputs,
             output=outputs,
             validate=False,
+            # logging on: the reason of a discarded step (status discard) reaches the logger
+            debug_logging=True,
             logger=logger,
             step_finished=step_finished,
         )
     except FMICallException as exc:
         reason = f": {problems[-1]}" if problems else ""
-        raise ExportError(f"{label or f'the FMU {fmu}'} failed during the simulation after "
-                          f"t = {reached[0]:.6g} s ({exc}){reason}", value=str(fmu)) from exc
+        raise ExportError(f"{name} failed during the simulation after t = {reached[0]:.6g} s "
+                          f"({exc}){reason}", value=str(fmu)) from exc
     finally:
         bar.close()
+    end = float(result["time"][-1]) if result.size else start_time
+    if end < stop_time - 0.5 * output_interval:
+        # fmpy ends the run quietly when a step is discarded and the FMU says it is
+        # terminated (a diverging step): a short record is a failure, not a result.
+        reason = f": {problems[-1]}" if problems else ""
+        raise ExportError(f"{name} stopped at t = {end:.6g} s of stop_time = {stop_time:g} s "
+                          f"(a step was discarded){reason}", value=end)
+    return result
 
 
 def output_units(fmu: str | Path) -> dict[str, str]:
