@@ -90,8 +90,6 @@ def simulate(
             input=inputs,
             output=outputs,
             validate=False,
-            # logging on: the reason of a discarded step (status discard) reaches the logger
-            debug_logging=True,
             logger=logger,
             step_finished=step_finished,
         )
