@@ -236,7 +236,13 @@ def build_fmu(
         raise ExportError(f"the output path '{out}' is a folder", value=str(out))
     if out.exists() and not overwrite:
         raise ExportError(f"'{out}' exists; pass overwrite=True to replace it", value=str(out))
-    _check_output_folder(out)
+    from .errors import ConfigError
+    from .output_paths import prepare_output_folder
+
+    try:  # before any work; the messages name out, not a temporary file
+        prepare_output_folder(out, "output_path")
+    except ConfigError as exc:
+        raise ExportError(str(exc), value=str(out)) from exc
     from . import native
 
     if uri_shim is None:
@@ -327,23 +333,6 @@ def build_fmu(
             raise ExportError(f"cannot write {out}: {exc.strerror or exc}",
                               value=str(out)) from exc
     return out
-
-
-def _check_output_folder(out: Path) -> None:
-    """Create the folder of ``out`` and try a file there, before any work; errors name
-    ``out`` (not a temporary file)."""
-    from .errors import ConfigError
-    from .output_paths import check_output_path
-
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"cannot write {out}: its folder cannot be created "
-                          f"({exc.strerror or exc})", value=str(out)) from exc
-    try:
-        check_output_path(out, "output_path", force=True)
-    except ConfigError as exc:
-        raise ExportError(str(exc), value=str(out)) from exc
 
 
 def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
