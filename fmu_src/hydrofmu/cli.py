@@ -1,4 +1,4 @@
-"""Command line: ``hydrofmu build | check | run | demo | info | bem | sweep | mooring``.
+"""Command line: hydrofmu build | check | run | demo | info | bem | sweep | mooring | doctor.
 
 Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
 an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
