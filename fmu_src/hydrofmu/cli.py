@@ -57,20 +57,35 @@ def _print_notes(cfg: dict) -> None:
         _warn(line)
 
 
+def _build_with_progress(bodies, cfg, out: Path, *, progress: bool, **options) -> Path:
+    """``build_fmu`` with a progress bar over its stages on stderr (unless disabled)."""
+    from .export import BUILD_STAGES, build_fmu
+    from .progress import Progress
+
+    bar = Progress(len(BUILD_STAGES), enabled=progress, unit="stage", desc="build")
+    started: list[str] = []
+
+    def on_stage(name: str) -> None:
+        if started:  # the previous stage is done
+            bar.update()
+        started.append(name)
+
+    try:
+        path = build_fmu(bodies, cfg, out, on_stage=on_stage, **options)
+        bar.update()
+    finally:
+        bar.close()
+    return path
+
+
 def _build(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .export import build_fmu
 
     out = check_output_path(args.output, "-o", force=args.force)
     bodies, cfg = load_config(args.config)
-    path = build_fmu(
-        bodies,
-        cfg,
-        out,
-        model_name=args.name,
-        overwrite=args.force,
-        link_libpython=args.link_libpython,
-    )
+    path = _build_with_progress(bodies, cfg, out, progress=not args.quiet,
+                                model_name=args.name, overwrite=args.force,
+                                link_libpython=args.link_libpython)
     from .osp import write_osp_model_description
 
     osp = write_osp_model_description(path)
@@ -92,11 +107,11 @@ def _check(args: argparse.Namespace) -> int:
 def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | None = None,
                      progress: bool = True, label: str | None = None):
     """Build the FMU and simulate ``[simulation]``: ``(fmu, result, units)``."""
-    from .export import build_fmu
     from .simulate import output_units, simulate
 
     fmu = fmu_path or workdir / f"{name}.fmu"
-    build_fmu(bodies, cfg, fmu, model_name=name, overwrite=fmu_path is None)
+    _build_with_progress(bodies, cfg, fmu, progress=progress, model_name=name,
+                         overwrite=fmu_path is None)
     sim = cfg["simulation"]
     result = simulate(
         fmu,
@@ -297,6 +312,7 @@ def make_parser() -> argparse.ArgumentParser:
         help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
         "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
     )
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=_build)
     c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
     c.add_argument("config", help="TOML configuration file")

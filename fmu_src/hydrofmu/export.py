@@ -23,7 +23,7 @@ import shutil
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -160,6 +160,11 @@ def _payload_config(config: dict[str, Any]) -> dict[str, Any]:
         raise ExportError(f"the configuration is not JSON-serializable: {exc}") from exc
 
 
+#: The stages :func:`build_fmu` reports to ``on_stage``, in order.
+BUILD_STAGES = ("model checks", "run-time package", "pythonfmu build", "binary and metadata",
+                "validation")
+
+
 def build_fmu(
     bodies: Sequence[Any],
     config: dict[str, Any],
@@ -171,6 +176,7 @@ def build_fmu(
     validate: bool = True,
     link_libpython: bool = False,
     uri_shim: bool | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> Path:
     """Build an FMI 2.0 co-simulation FMU.
 
@@ -201,6 +207,9 @@ def build_fmu(
         needs a C compiler or the ziglang package): refused calls return fmi2Error, the
         FMU loads from a folder with non-ASCII characters, a second fmi2FreeInstance is
         ignored. None (default): when a compiler is found on Linux (else a warning).
+    on_stage
+        Called with the name of each stage as it starts (:data:`BUILD_STAGES`, in order),
+        e.g. to move a progress bar.
 
     Returns
     -------
@@ -261,6 +270,8 @@ def build_fmu(
     # chosen at run time (the FMU cannot make it: build-time module).
     from .statespace_payload import add_realisation
 
+    stage = on_stage or (lambda _name: None)
+    stage(BUILD_STAGES[0])
     add_realisation(list(bodies), config,
                     required=config.get("radiation", {}).get("method") == "state_space")
     _check_default_parameters(bodies, config)
@@ -270,6 +281,7 @@ def build_fmu(
 
     from .hydrodata.store import save_model
 
+    stage(BUILD_STAGES[1])
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
@@ -287,6 +299,7 @@ def build_fmu(
             )
         )
         built = Path(tmp) / "out" / f"{model_name}.fmu"
+        stage(BUILD_STAGES[2])
         with _build_imports(staging, [script_module, package]):
             FmuBuilder.build_FMU(
                 script,
@@ -300,6 +313,7 @@ def build_fmu(
             )
             metadata = _inspect_slave(staging, package)
         # The binary patches first: the rewrite below also makes every member readable.
+        stage(BUILD_STAGES[3])
         if uri_shim:
             native.add_uri_shim(built, model_name)
         if link_libpython:
@@ -315,6 +329,7 @@ def build_fmu(
                 default_experiment=_default_experiment(config),
             ),
         )
+        stage(BUILD_STAGES[4])
         if validate:
             from fmpy.validation import validate_fmu
 
