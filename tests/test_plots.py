@@ -184,3 +184,13 @@ def test_summary_names_every_body() -> None:
     lines = summary(result, body=["float", "spar"]).splitlines()
     assert [line.split(" amplitude")[0].strip() for line in lines[1:3]] == [
         "float heave", "spar pitch"]
+
+
+def test_case_title_names_the_case_the_bodies_and_the_sea() -> None:
+    from hydrofmu.plots import case_title
+
+    cfg = {"bodies": [{"name": "float"}, {"name": "spar"}],
+           "wave": {"type": "regular", "height": 2.5, "period": 8.0}}
+    assert case_title("rm3", cfg) == "rm3: float, spar; regular waves, H = 2.5 m, T = 8 s"
+    cfg = {"bodies": [{"name": "cylinder"}], "wave": {"type": "none"}}
+    assert case_title("decay", cfg) == "decay: cylinder; no waves"

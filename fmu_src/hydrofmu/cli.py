@@ -124,26 +124,9 @@ def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | Non
     return fmu, result, output_units(fmu)
 
 
-def _case_title(case: str, cfg: dict) -> str:
-    """``"<case>: regular waves, H = 2 m, T = 8 s"``: the plot's title."""
-    wave = cfg["wave"]
-    kind = wave["type"]
-    if kind == "regular":
-        sea = f"regular waves, H = {wave['height']:g} m, T = {wave['period']:g} s"
-    elif kind == "irregular":
-        sea = (f"irregular waves ({wave['spectrum']}), Hs = {wave['height']:g} m, "
-               f"Tp = {wave['period']:g} s, seed {wave['seed']}")
-    elif kind == "input":
-        sea = "wave elevation input"
-    else:
-        sea = "no waves"
-    names = ", ".join(b["name"] for b in cfg["bodies"])
-    return f"{case}: {names}; {sea}"
-
-
 def _run(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .plots import plot
+    from .plots import case_title, plot
     from .simulate import summary, write_csv
 
     out = check_output_path(args.output, "-o", force=args.force)
@@ -167,7 +150,7 @@ def _run(args: argparse.Namespace) -> int:
     print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
     print(f"wrote {out}")
     if args.plot:
-        plot(result, args.plot, title=_case_title(Path(args.config).stem, cfg), units=units)
+        plot(result, args.plot, title=case_title(Path(args.config).stem, cfg), units=units)
         print(f"wrote {args.plot}")
     return 0
 
@@ -175,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from .config import default_config
     from .errors import ConfigError
-    from .plots import plot
+    from .plots import case_title, plot
     from .simulate import summary, write_csv
 
     out = Path(args.out)
@@ -201,7 +184,7 @@ def _demo(args: argparse.Namespace) -> int:
         fmu.unlink()
     _, result, units = _simulate_config(bodies, cfg, out, "DefaultSphere", fmu_path=fmu)
     csv = write_csv(result, out / "results.csv", units)
-    png = plot(result, out / "heave.png", title=_case_title("demo", cfg), units=units)
+    png = plot(result, out / "heave.png", title=case_title("demo", cfg), units=units)
     print(summary(result))
     print(f"wrote {fmu}\nwrote {csv}\nwrote {png}")
     return 0
