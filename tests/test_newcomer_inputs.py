@@ -236,3 +236,14 @@ def test_a_discarded_step_fails_the_run_naming_the_configuration(
     assert "of stop_time = 300 s (a step was discarded)" in err and "diverges" in err, err
     assert "/tmp/hydrofmu-" not in err  # not the temporary FMU's path
     assert not out.exists()
+
+
+def test_a_plot_format_matplotlib_cannot_write_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], probes: list[str]
+) -> None:
+    config = _config(tmp_path, "stop_time = 20.0")
+    plot = tmp_path / "heave.xyz"
+    assert main(["run", str(config), "-o", str(tmp_path / "r.csv"), "--plot", str(plot)]) == 2
+    err = capsys.readouterr().err
+    assert f"--plot {plot}: matplotlib cannot write '.xyz' files" in err and ".png" in err, err
+    assert probes == [] and not plot.exists()

@@ -126,12 +126,13 @@ def _simulate_config(bodies, cfg, workdir: Path, name: str, fmu_path: Path | Non
 
 def _run(args: argparse.Namespace) -> int:
     from .config import load_config
-    from .plots import case_title, plot
+    from .plots import case_title, check_plot_format, plot
     from .simulate import summary, write_csv
 
     out = check_output_path(args.output, "-o", force=args.force)
     if args.plot:
         check_output_path(args.plot, "--plot", force=args.force)
+        check_plot_format(args.plot)
     bodies, cfg = load_config(args.config)
     from .run_settings import check_simulation
 

@@ -170,6 +170,20 @@ def case_title(case: str, cfg: dict[str, Any]) -> str:
     return f"{case}: {names}; {sea}"
 
 
+def check_plot_format(path: str | Path) -> None:
+    """Refuse, before any work, a plot file whose suffix matplotlib cannot write (no
+    suffix: PNG)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from .errors import ConfigError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise ConfigError(f"--plot {path}: matplotlib cannot write '.{suffix}' files; use one "
+                          f"of {', '.join('.' + f for f in sorted(formats))}", value=str(path))
+
+
 def make_figure(result: NDArray[Any], *, title: str,
                 units: dict[str, str] | None = None) -> Any:
     """A matplotlib figure of :func:`choose_panels`, one row per panel, shared time axis."""
