@@ -247,3 +247,14 @@ def test_a_plot_format_matplotlib_cannot_write_is_refused_before_any_work(
     err = capsys.readouterr().err
     assert f"--plot {plot}: matplotlib cannot write '.xyz' files" in err and ".png" in err, err
     assert probes == [] and not plot.exists()
+
+
+def test_sweep_refuses_a_missing_sea_state_table_before_building(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], probes: list[str]
+) -> None:
+    config = _config(tmp_path, "stop_time = 20.0")
+    seas = tmp_path / "seas.csv"
+    assert main(["sweep", str(config), "--sea-states", str(seas), "-o",
+                 str(tmp_path / "sweep.nc")]) == 2
+    assert f"--sea-states {seas}: no such file" in capsys.readouterr().err
+    assert probes == []
