@@ -53,7 +53,7 @@ def test_config_examples_run_through_the_cli(config: str, tmp_path: Path) -> Non
                 "--stop-time", "20"], tmp_path)
     assert "wrote" in out
     header = csv.read_text(encoding="utf-8").splitlines()[0].split(",")
-    assert header[0] == "time [s]"  # every column names its unit
+    assert header[0] == "time [s]"  # every column carries its unit
     assert any(h.endswith(".pose[3] [m]") for h in header)
     assert len(csv.read_text(encoding="utf-8").splitlines()) > 100
 

@@ -214,3 +214,47 @@ def test_run_csv_header_carries_units(tmp_path: Path) -> None:
                      {"body.pose[3]": "m", "body.F_excitation[5]": "N.m", "mystery": ""})
     header = path.read_text(encoding="utf-8").splitlines()[0]
     assert header == "time [s],body.pose[3] [m],body.F_excitation[5] [N.m],mystery"
+
+
+def test_a_discarded_step_fails_the_run_naming_the_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rk4 at h = 3 s on a heave mode of ~1.8 s period is far beyond its stability limit
+    (h w ~ 10 > 2.8): the FMU discards a step, fmpy ends the run quietly, and ``run`` must
+    say so (exit 2, the configuration, the time reached, the FMU's reason), not write a
+    short CSV with exit 0."""
+    config = tmp_path / "diverging.toml"
+    config.write_text(
+        "[simulation]\nmax_internal_step = 3.0\nstop_time = 300.0\noutput_interval = 3.0\n"
+        "[wave]\ntype = \"none\"\n[[bodies]]\nname = \"cylinder\"\n"
+        f"hydro = \"{CAPYTAINE_CYLINDER}\"\ndofs = [\"heave\"]\nradiation = \"constant\"\n"
+        "initial_pose = [0, 0, 0.01, 0, 0, 0]\n", encoding="utf-8")
+    out = tmp_path / "r.csv"
+    assert main(["run", str(config), "-o", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith(f"error: the model of {config} stopped at t = "), err
+    assert "of stop_time = 300 s (a step was discarded)" in err and "diverges" in err, err
+    assert "/tmp/hydrofmu-" not in err  # not the temporary FMU's path
+    assert not out.exists()
+
+
+def test_a_plot_format_matplotlib_cannot_write_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], probes: list[str]
+) -> None:
+    config = _config(tmp_path, "stop_time = 20.0")
+    plot = tmp_path / "heave.xyz"
+    assert main(["run", str(config), "-o", str(tmp_path / "r.csv"), "--plot", str(plot)]) == 2
+    err = capsys.readouterr().err
+    assert f"--plot {plot}: matplotlib cannot write '.xyz' files" in err and ".png" in err, err
+    assert probes == [] and not plot.exists()
+
+
+def test_sweep_refuses_a_missing_sea_state_table_before_building(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], probes: list[str]
+) -> None:
+    config = _config(tmp_path, "stop_time = 20.0")
+    seas = tmp_path / "seas.csv"
+    assert main(["sweep", str(config), "--sea-states", str(seas), "-o",
+                 str(tmp_path / "sweep.nc")]) == 2
+    assert f"--sea-states {seas}: no such file" in capsys.readouterr().err
+    assert probes == []

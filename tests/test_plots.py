@@ -155,14 +155,15 @@ def test_a_body_that_does_not_move_is_said_so() -> None:
 
 def test_run_plot_progress_and_csv_units(tmp_path: Path, capsys: pytest.CaptureFixture[str]
                                          ) -> None:
-    """The command as a user runs it: a progress bar over the simulation on stderr, the
-    CSV with units, the PNG titled with the case."""
+    """The command as a user runs it: progress bars over the build's stages and over the
+    simulation on stderr, the CSV with units, the PNG."""
     out, png = tmp_path / "decay.csv", tmp_path / "decay.png"
     code = main(["run", str(EXAMPLES / "cylinder_capytaine_decay.toml"), "-o", str(out),
                  "--plot", str(png), "--stop-time", "1", "--output-interval", "0.05"])
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert "simulate:" in captured.err and "20/20" in captured.err, captured.err[-500:]
+    assert "build:" in captured.err and "5/5" in captured.err, captured.err[-500:]
     header = out.read_text(encoding="utf-8").splitlines()[0].split(",")
     assert header[:4] == ["time [s]", "cylinder.pose[1] [m]", "cylinder.pose[2] [m]",
                           "cylinder.pose[3] [m]"]
@@ -183,3 +184,13 @@ def test_summary_names_every_body() -> None:
     lines = summary(result, body=["float", "spar"]).splitlines()
     assert [line.split(" amplitude")[0].strip() for line in lines[1:3]] == [
         "float heave", "spar pitch"]
+
+
+def test_case_title_names_the_case_the_bodies_and_the_sea() -> None:
+    from hydrofmu.cosim.plots import case_title
+
+    cfg = {"bodies": [{"name": "float"}, {"name": "spar"}],
+           "wave": {"type": "regular", "height": 2.5, "period": 8.0}}
+    assert case_title("rm3", cfg) == "rm3: float, spar; regular waves, H = 2.5 m, T = 8 s"
+    cfg = {"bodies": [{"name": "cylinder"}], "wave": {"type": "none"}}
+    assert case_title("decay", cfg) == "decay: cylinder; no waves"

@@ -1,4 +1,4 @@
-"""Command line: ``hydrofmu build | check | run | demo | info | bem | sweep | mooring``.
+"""Command line: hydrofmu build | check | run | demo | info | bem | sweep | mooring | doctor.
 
 Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
 an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
@@ -57,14 +57,40 @@ def _print_notes(cfg: dict) -> None:
         _warn(line)
 
 
+def _build_with_progress(model, out: Path, *, progress: bool, native: bool = False,
+                         **options) -> Path:
+    """``model.build_fmu`` with a progress bar over the Python build's stages on stderr
+    (unless disabled; the native build has no stages to show)."""
+    if native:
+        return model.build_fmu(out, native=True, **options)
+    from ..export.fmu import BUILD_STAGES
+    from ..progress import Progress
+
+    bar = Progress(len(BUILD_STAGES), enabled=progress, unit="stage", desc="build")
+    started: list[str] = []
+
+    def on_stage(name: str) -> None:
+        if started:  # the previous stage is done
+            bar.update()
+        started.append(name)
+
+    try:
+        path = model.build_fmu(out, native=False, on_stage=on_stage, **options)
+        bar.update()
+    finally:
+        bar.close()
+    return path
+
+
 def _build(args: argparse.Namespace) -> int:
     from ..api.model import Model
 
     out = check_output_path(args.output, "-o", force=args.force)
     model = Model.from_toml(args.config)
     native = args.native or model.config.get("export", {}).get("runtime") == "native"
-    path = model.build_fmu(out, name=args.name, overwrite=args.force, native=native,
-                           **({} if native else {"link_libpython": args.link_libpython}))
+    path = _build_with_progress(model, out, progress=not args.quiet, native=native,
+                                name=args.name, overwrite=args.force,
+                                **({} if native else {"link_libpython": args.link_libpython}))
     if not native:
         from ..export.native import native_refusal
 
@@ -89,13 +115,14 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = None,
-                     progress: bool = True):
+                     progress: bool = True, label: str | None = None):
     """Build the model's FMU and simulate ``[simulation]`` with fmpy:
     ``(fmu, result, units)``."""
     from ..cosim.fmpy_run import output_units, simulate
 
     fmu = fmu_path or workdir / f"{name}.fmu"
-    model.build_fmu(fmu, name=name, overwrite=fmu_path is None)
+    _build_with_progress(model, fmu, progress=progress, name=name,
+                         overwrite=fmu_path is None)
     sim = model.config["simulation"]
     result = simulate(
         fmu,
@@ -103,35 +130,20 @@ def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = No
         stop_time=float(sim["stop_time"]),
         output_interval=float(sim["output_interval"]),
         progress=progress,
+        label=label,
     )
     return fmu, result, output_units(fmu)
-
-
-def _case_title(case: str, cfg: dict) -> str:
-    """``"<case>: regular waves, H = 2 m, T = 8 s"``: the plot's title."""
-    wave = cfg["wave"]
-    kind = wave["type"]
-    if kind == "regular":
-        sea = f"regular waves, H = {wave['height']:g} m, T = {wave['period']:g} s"
-    elif kind == "irregular":
-        sea = (f"irregular waves ({wave['spectrum']}), Hs = {wave['height']:g} m, "
-               f"Tp = {wave['period']:g} s, seed {wave['seed']}")
-    elif kind == "input":
-        sea = "wave elevation input"
-    else:
-        sea = "no waves"
-    names = ", ".join(b["name"] for b in cfg["bodies"])
-    return f"{case}: {names}; {sea}"
 
 
 def _run(args: argparse.Namespace) -> int:
     from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
-    from ..cosim.plots import plot
+    from ..cosim.plots import case_title, check_plot_format, plot
 
     out = check_output_path(args.output, "-o", force=args.force)
     if args.plot:
         check_output_path(args.plot, "--plot", force=args.force)
+        check_plot_format(args.plot)
     model = Model.from_toml(args.config)
     cfg = model.config
     from ..config.run_settings import check_simulation
@@ -145,12 +157,13 @@ def _run(args: argparse.Namespace) -> int:
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
         _, result, units = _simulate_config(model, Path(tmp), "HydroFMU",
-                                            progress=not args.quiet)
+                                            progress=not args.quiet,
+                                            label=f"the model of {args.config}")
     write_csv(result, out, units)
     print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
     print(f"wrote {out}")
     if args.plot:
-        plot(result, args.plot, title=_case_title(Path(args.config).stem, cfg), units=units)
+        plot(result, args.plot, title=case_title(Path(args.config).stem, cfg), units=units)
         print(f"wrote {args.plot}")
     return 0
 
@@ -158,7 +171,7 @@ def _run(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
-    from ..cosim.plots import plot
+    from ..cosim.plots import case_title, plot
     from ..runtime.errors import ConfigError
 
     out = Path(args.out)
@@ -185,7 +198,7 @@ def _demo(args: argparse.Namespace) -> int:
         fmu.unlink()
     _, result, units = _simulate_config(model, out, "DefaultSphere", fmu_path=fmu)
     csv = write_csv(result, out / "results.csv", units)
-    png = plot(result, out / "heave.png", title=_case_title("demo", cfg), units=units)
+    png = plot(result, out / "heave.png", title=case_title("demo", cfg), units=units)
     print(summary(result))
     print(f"wrote {fmu}\nwrote {csv}\nwrote {png}")
     return 0
@@ -302,6 +315,7 @@ def make_parser() -> argparse.ArgumentParser:
         help="build the native FMU: the linear model stepped in C, no Python at run time "
         "(every part must be linear; as [export] runtime = \"native\")",
     )
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=_build)
     c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
     c.add_argument("config", help="TOML configuration file")

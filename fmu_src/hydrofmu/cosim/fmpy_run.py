@@ -24,6 +24,7 @@ def simulate(
     inputs: NDArray[Any] | None = None,
     outputs: list[str] | None = None,
     progress: bool = False,
+    label: str | None = None,
 ) -> NDArray[Any]:
     """Simulate an FMU with fmpy and return its structured result array.
 
@@ -44,6 +45,15 @@ def simulate(
         Output names to record (default: all).
     progress
         A progress bar over the communication steps on stderr (:mod:`hydrofmu.progress`).
+    label
+        How a failure names the model (default: "the FMU <path>"; ``hydrofmu run`` names the
+        configuration, its FMU being temporary).
+
+    Raises
+    ------
+    ExportError
+        A call failed, or the FMU ended the run before ``stop_time`` (a discarded step): the
+        message gives the time reached and the FMU's last warning or error.
     """
     from fmpy import simulate_fmu
     from fmpy.fmi1 import FMICallException
@@ -60,14 +70,18 @@ def simulate(
     bar = Progress(n_steps, enabled=progress, unit="step", desc="simulate")
     chunk = max(1, n_steps // 100)  # at most ~100 updates of the display
 
+    reached = [start_time]
+
     def step_finished(time: float, _recorder: Any) -> bool:
+        reached[0] = time
         done = min(n_steps, round((time - start_time) / output_interval))
-        if done - bar.done >= chunk or done == n_steps:
+        if progress and (done - bar.done >= chunk or done == n_steps):
             bar.update(done - bar.done)
         return True
 
+    name = label or f"the FMU {fmu}"
     try:
-        return simulate_fmu(
+        result = simulate_fmu(
             str(fmu),
             start_time=start_time,
             stop_time=stop_time,
@@ -77,14 +91,22 @@ def simulate(
             output=outputs,
             validate=False,
             logger=logger,
-            step_finished=step_finished if progress else None,
+            step_finished=step_finished,
         )
     except FMICallException as exc:
         reason = f": {problems[-1]}" if problems else ""
-        raise ExportError(f"the FMU {fmu} failed during simulation ({exc}){reason}",
-                          value=str(fmu)) from exc
+        raise ExportError(f"{name} failed during the simulation after t = {reached[0]:.6g} s "
+                          f"({exc}){reason}", value=str(fmu)) from exc
     finally:
         bar.close()
+    end = float(result["time"][-1]) if result.size else start_time
+    if end < stop_time - 0.5 * output_interval:
+        # fmpy ends the run quietly when a step is discarded and the FMU says it is
+        # terminated (a diverging step): a short record is a failure, not a result.
+        reason = f": {problems[-1]}" if problems else ""
+        raise ExportError(f"{name} stopped at t = {end:.6g} s of stop_time = {stop_time:g} s "
+                          f"(a step was discarded){reason}", value=end)
+    return result
 
 
 def output_units(fmu: str | Path) -> dict[str, str]:

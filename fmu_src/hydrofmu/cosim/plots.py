@@ -152,6 +152,38 @@ def choose_panels(result: NDArray[Any], units: dict[str, str] | None = None) -> 
     return [scale_panel(p, result) for p in panels]
 
 
+def case_title(case: str, cfg: dict[str, Any]) -> str:
+    """The plot's title: ``"<case>: <bodies>; regular waves, H = 2 m, T = 8 s"`` from a
+    resolved configuration."""
+    wave = cfg["wave"]
+    kind = wave["type"]
+    if kind == "regular":
+        sea = f"regular waves, H = {wave['height']:g} m, T = {wave['period']:g} s"
+    elif kind == "irregular":
+        sea = (f"irregular waves ({wave['spectrum']}), Hs = {wave['height']:g} m, "
+               f"Tp = {wave['period']:g} s, seed {wave['seed']}")
+    elif kind == "input":
+        sea = "wave elevation input"
+    else:
+        sea = "no waves"
+    names = ", ".join(b["name"] for b in cfg["bodies"])
+    return f"{case}: {names}; {sea}"
+
+
+def check_plot_format(path: str | Path) -> None:
+    """Refuse, before any work, a plot file whose suffix matplotlib cannot write (no
+    suffix: PNG)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    from ..runtime.errors import ConfigError
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if suffix and suffix not in formats:
+        raise ConfigError(f"--plot {path}: matplotlib cannot write '.{suffix}' files; use one "
+                          f"of {', '.join('.' + f for f in sorted(formats))}", value=str(path))
+
+
 def make_figure(result: NDArray[Any], *, title: str,
                 units: dict[str, str] | None = None) -> Any:
     """A matplotlib figure of :func:`choose_panels`, one row per panel, shared time axis."""

@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -91,6 +91,11 @@ def _payload_config(config: dict[str, Any]) -> dict[str, Any]:
         raise ExportError(f"the configuration is not JSON-serializable: {exc}") from exc
 
 
+#: The stages :func:`build_fmu` reports to ``on_stage``, in order.
+BUILD_STAGES = ("model checks", "run-time package", "pythonfmu build", "binary and metadata",
+                "validation")
+
+
 def build_fmu(
     bodies: Sequence[Any],
     config: dict[str, Any],
@@ -103,6 +108,7 @@ def build_fmu(
     link_libpython: bool = False,
     uri_shim: bool | None = None,
     parts: Sequence[Any] = (),
+    on_stage: Callable[[str], None] | None = None,
 ) -> Path:
     """Build an FMI 2.0 co-simulation FMU.
 
@@ -138,6 +144,9 @@ def build_fmu(
         User part classes (or ``(class, options)`` pairs) added after the configured
         parts, as :class:`~hydrofmu.runtime.simulator.simulator.Simulator`'s ``parts``:
         their modules are bundled in the FMU (:mod:`hydrofmu.export.user_parts`).
+    on_stage
+        Called with the name of each stage as it starts (:data:`BUILD_STAGES`, in order),
+        e.g. to move a progress bar.
 
     Returns
     -------
@@ -173,7 +182,13 @@ def build_fmu(
         raise ExportError(f"the output path '{out}' is a folder", value=str(out))
     if out.exists() and not overwrite:
         raise ExportError(f"'{out}' exists; pass overwrite=True to replace it", value=str(out))
-    _check_output_folder(out)
+    from ..io.output_paths import prepare_output_folder
+    from ..runtime.errors import ConfigError
+
+    try:  # before any work; the messages name out, not a temporary file
+        prepare_output_folder(out, "output_path")
+    except ConfigError as exc:
+        raise ExportError(str(exc), value=str(out)) from exc
     from . import python_binary as native
 
     if uri_shim is None:
@@ -197,6 +212,8 @@ def build_fmu(
     # chosen at run time (the FMU cannot make it: build-time module).
     from ..statespace.payload import add_realisation
 
+    stage = on_stage or (lambda _name: None)
+    stage(BUILD_STAGES[0])
     add_realisation(list(bodies), config,
                     required=config.get("radiation", {}).get("method") == "state_space")
     if parts:
@@ -214,6 +231,7 @@ def build_fmu(
 
     from ..runtime.hydrodata.store import save_model
 
+    stage(BUILD_STAGES[1])
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
@@ -231,6 +249,7 @@ def build_fmu(
             )
         )
         built = Path(tmp) / "out" / f"{model_name}.fmu"
+        stage(BUILD_STAGES[2])
         with _build_imports(staging, [script_module, package]):
             FmuBuilder.build_FMU(
                 script,
@@ -244,6 +263,7 @@ def build_fmu(
             )
             metadata = inspect_slave(staging, package, initialize=not checked)
         # The binary patches first: the rewrite below also makes every member readable.
+        stage(BUILD_STAGES[3])
         if uri_shim:
             native.add_uri_shim(built, model_name)
         if link_libpython:
@@ -259,6 +279,7 @@ def build_fmu(
                 default_experiment=_default_experiment(config),
             ),
         )
+        stage(BUILD_STAGES[4])
         if validate:
             from fmpy.validation import validate_fmu
 
@@ -277,23 +298,6 @@ def build_fmu(
             raise ExportError(f"cannot write {out}: {exc.strerror or exc}",
                               value=str(out)) from exc
     return out
-
-
-def _check_output_folder(out: Path) -> None:
-    """Create the folder of ``out`` and try a file there, before any work; errors name
-    ``out`` (not a temporary file)."""
-    from ..io.output_paths import check_output_path
-    from ..runtime.errors import ConfigError
-
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ExportError(f"cannot write {out}: its folder cannot be created "
-                          f"({exc.strerror or exc})", value=str(out)) from exc
-    try:
-        check_output_path(out, "output_path", force=True)
-    except ConfigError as exc:
-        raise ExportError(str(exc), value=str(out)) from exc
 
 
 def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:

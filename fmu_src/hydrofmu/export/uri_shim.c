@@ -17,7 +17,7 @@
  *    fmi2Error (the highest status marked) in place of the real status of that call. The
  *    real instance always has logging on so that the mark arrives; the shim forwards a
  *    message to the host's logger as the host asked (loggingOn, fmi2SetDebugLogging and
- *    its categories; messages of status error and above always), under the category
+ *    its categories; messages of status discard and above always), under the category
  *    logStatus<Status> for a refusal.
  *
  * 3. fmi2FreeInstance twice: the freed Shim leaves the registry of live instances, so a
@@ -152,10 +152,11 @@ static void shim_logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2S
         if (marked > s->marked) s->marked = marked;
         category = status_category(marked);
     }
-    /* Errors always reach the host, whatever it asked (as the FMI reference FMUs do: an
-     * importer that turns logging off, such as fmpy's simulate_fmu, still needs the
-     * reason of an fmi2Error); the rest only as the host asked. */
-    if (status >= fmi2Error || host_wants(s, category))
+    /* Discards and errors always reach the host, whatever it asked (as the FMI reference
+     * FMUs do for errors: an importer that turns logging off, such as fmpy's simulate_fmu,
+     * still needs the reason of an fmi2Error, or of the fmi2Discard of a diverging step
+     * after which it ends the run); the rest only as the host asked. */
+    if (status >= fmi2Discard || host_wants(s, category))
         s->host.logger(s->host.componentEnvironment, instance, status, category, message);
 }
 

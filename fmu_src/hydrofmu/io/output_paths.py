@@ -67,6 +67,19 @@ def check_output_path(path: str | Path, option: str, *, force: bool = False) -> 
     return path
 
 
+def prepare_output_folder(path: str | Path, option: str) -> None:
+    """Create the folder of ``path`` (with its parents) and check that a file can be
+    created there, for :func:`hydrofmu.export.build_fmu`, whose Python API creates
+    folders. Raises :class:`ConfigError` naming ``path``."""
+    folder = Path(path).expanduser().absolute().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {option} {path}: the folder {folder} cannot be "
+                          f"created ({exc.strerror or exc})", value=str(path)) from exc
+    check_output_path(path, option, force=True)
+
+
 def public_permissions(path: str | Path) -> None:
     """Give ``path`` the mode a newly created file gets (``0666 & ~umask``, e.g. 0644)."""
     umask = os.umask(0)

@@ -279,6 +279,8 @@ def run_sweep(config: str | Path, seas: str | Path, output: str | Path,
     config, seas, output = Path(config), Path(seas), Path(output)
     if not config.is_file():
         raise ConfigError(f"configuration '{config}' does not exist", value=str(config))
+    if not seas.is_file():  # before the build; its columns are checked against the FMU's
+        raise ConfigError(f"--sea-states {seas}: no such file", value=str(seas))
     if output.exists() and not (options.force or options.resume):
         raise ConfigError(f"{output} exists; pass --resume, --force or another path",
                           value=str(output))

@@ -112,18 +112,21 @@ def _hybrid_rows(sim: Any, omap: OutputMap, c: NDArray, h: NDArray
         h[sl] = rows_h
         if not bad:
             continue
-        # A linear PTO: outputs [F, -F v_i]; the power is a product of two outputs.
-        index = getattr(part, "index", None)
-        if getattr(part, "kind", "") != "pto.linear" or bad != [1] or index is None:
+        # A linear PTO: outputs [F, -F g.v] (g: the PTO coordinate's gradient, a body DOF
+        # or a joint's relative motion); the power is a product of two outputs.
+        gradient = getattr(part, "gradient", None)
+        if getattr(part, "kind", "") != "pto.linear" or bad != [1] or gradient is None:
             names = ", ".join(sim.output_names(sim.bodies, sim.config)[sl][b] for b in bad)
             raise ExportError(f"the outputs {names} of part '{part.kind}' are not linear in "
                               "the state and inputs: the native FMU cannot compute them; "
                               f"fix: {FIX}", value=part.kind)
-        v_rows = np.flatnonzero(np.all(c == v_map[index], axis=1)
+        v_row = np.asarray(gradient) @ v_map
+        v_rows = np.flatnonzero(np.all(np.abs(c - v_row) <= 1e-12 * (np.abs(v_row).max()
+                                                                       + 1e-300), axis=1)
                                 & np.all(h == 0.0, axis=1))
         if v_rows.size == 0:
-            raise ExportError(f"part '{part.kind}': no output carries the velocity of DOF "
-                              f"{index + 1} that its power needs", value=part.kind)
+            raise ExportError(f"part '{part.kind}': no output carries the velocity that its "
+                              "power needs", value=part.kind)
         c[sl.start + 1] = 0.0
         h[sl.start + 1] = 0.0
         products.append((sl.start + 1, sl.start, int(v_rows[0]), -1.0))
@@ -165,7 +168,7 @@ def native_model(sim: Any, step: float) -> NativeModel:
     if why:
         raise ExportError(why, value=[p.kind for p in sim.parts])
     model: LinearModel = sim.linear_model
-    omap = OutputMap.build(sim)
+    omap = sim.output_map
     if omap is None:
         raise ExportError("the linear output map of this model disagrees with the "
                           "part-by-part assembly (see the simulator's warnings: "

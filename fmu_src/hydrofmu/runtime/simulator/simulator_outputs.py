@@ -58,6 +58,13 @@ class SimulatorOutputs:
                 part.new_inputs(ctx)
         return general_outputs(self.assembly, self._output_context(t, y, u), self._acc_prev)
 
+    @property
+    def output_map(self) -> Any:
+        """The linear output map (:class:`~hydrofmu.runtime.simulator.outputs.OutputMap`)
+        the outputs come from, or ``None`` (the part-by-part assembly: a model that is not
+        linear, local time steps, or a map that failed its check, said in ``warnings``)."""
+        return self._output_map
+
     def part_outputs(self) -> NDArray[np.float64]:
         """All outputs now, asked of the parts one by one (what the linear output map is
         checked against), shape (n_out,)."""
