@@ -1,5 +1,6 @@
 """Every command that README.md and the user guide (docs/guide/*.md) tell a user to type runs
-as written, and writes what the text says it writes.
+as written, and writes what the text says it writes (examples/README.md follows the same
+markers; its full-length runs are all marked ``norun``, with the test that runs each).
 
 The convention, in the Markdown: a fenced block is runnable when the line before it is
 ``<!-- run -->`` or ``<!-- run writes: PATH PATH ... -->`` (the files the text says the
@@ -13,7 +14,9 @@ the line before it:
   the first's ``hydrofmu demo`` is ``tests/test_examples.py::test_demo_writes_fmu_csv_and_plot``.
 - ``<!-- norun: REASON -->``: installs of extras (pip and the network; this test runs in the
   environment the ``test`` extra installed, which holds them) and the benchmarks (timing
-  runs of minutes; ``tests/test_benchmarks.py`` runs their functions on tiny sizes).
+  runs of minutes; ``tests/test_benchmarks.py`` runs their functions on tiny sizes), and the
+  examples' full-length runs (``tests/test_examples.py``, ``tests/test_multibody.py`` and
+  ``tests/test_controller.py`` run them).
 
 Each document's runnable blocks run in order, in one fresh temporary folder holding a copy
 of ``examples/`` (the files the commands name) and of ``tests/data/user_parts/`` (the user
@@ -45,7 +48,8 @@ from paths import ROOT
 
 pytestmark = pytest.mark.fmu
 
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs" / "guide").glob("*.md")),
+             ROOT / "examples" / "README.md"]
 
 #: A fenced block with the HTML comment on the line before it (if any).
 BLOCK = re.compile(r"(?:<!--\s*(?P<marker>.*?)\s*-->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```",
