@@ -1,4 +1,4 @@
-"""Command line: hydrofmu build | check | run | demo | info | bem | sweep | mooring | doctor.
+"""Command line: ``hydrofmu build | check | run | demo | info | doctor | bem | sweep | mooring``.
 
 Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
 an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
@@ -294,7 +294,14 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
-    p = argparse.ArgumentParser(prog="hydrofmu", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        prog="hydrofmu",
+        description="A floating body in waves, from BEM data to an FMI 2.0 co-simulation FMU. "
+        "Commands: build, check, run, demo, info, doctor, bem, sweep, mooring replay; "
+        "'hydrofmu COMMAND --help' gives each one's options.",
+        epilog="User guide: docs/guide/README.md in the repository. Errors: one line "
+        "'error: ...' on stderr and exit status 2 (--debug adds the traceback).",
+    )
     p.add_argument("--debug", action="store_true",
                    help="show the traceback of an error (for bug reports)")
     sub = p.add_subparsers(dest="command", required=True)
@@ -332,9 +339,10 @@ def make_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="the default body in regular waves: FMU, CSV and plot")
     d.add_argument("--out", default="hydrofmu_demo", help="output folder")
     d.set_defaults(func=_demo)
-    i = sub.add_parser("info", help="summarise a BEM data file (.nc, .h5)")
-    i.add_argument("file")
-    i.add_argument("--body", default=None)
+    i = sub.add_parser("info", help="summarise a BEM data file (.nc, .h5, .out)")
+    i.add_argument("file", help="BEM data file (Capytaine .nc, BEMIO .h5, WAMIT .out)")
+    i.add_argument("--body", default=None,
+                   help="the body of a multi-body file (its name or bodyN)")
     i.set_defaults(func=_info)
     from .mooring import add_mooring_commands
 
