@@ -23,7 +23,13 @@ from typing import Any
 
 import pytest
 
-from hinge_helpers import damped_period_and_decrement, natural_mode, response, steady_rao
+from hinge_helpers import (
+    damped_period_and_decrement,
+    natural_mode,
+    reduced_matrices,
+    response,
+    steady_rao,
+)
 from hydrofmu.config.configuration import load_config
 from hydrofmu.runtime.simulator.simulator import Simulator
 from paths import ROOT
@@ -120,3 +126,33 @@ def test_oswec_decay_period_and_decrement_match_the_natural_mode() -> None:
     assert delta == pytest.approx(modes[True][1], rel=0.10)
     assert period == pytest.approx(modes[False][0], rel=0.02)
     assert delta == pytest.approx(modes[False][1], rel=0.10)
+
+
+@pytest.mark.slow
+def test_oswec_rao_with_wave_frequency_coefficients_equals_the_data_within_1_percent() -> None:
+    """The issue's acceptance on the same data without the kernel's truncation: with
+    ``radiation.method = "constant"`` (A(w), B(w) of the data at the wave frequency,
+    WEC-Sim's regular-wave model; an ODE whose steady state is exactly the frequency-domain
+    solution) the flap's angle with the 12,000 N m s/rad PTO at five periods, amplitude and
+    phase, against the frequency-domain solution of the data's own A(w), B(w). What is
+    left: rk4 at w h <= 0.02 (~1e-8), the free mode (its frequency and decay from the same
+    constant matrices, fitted out of the last 120 s) and the fit: bound 1 % (the issue's),
+    measured 9.5e-10, 6.1e-11, 8.4e-11, 9.6e-10, 9.6e-7 at 6..14 s (the
+    14 s free mode decays slowest; printed)."""
+    errors = []
+    for period in PERIODS:
+        sim = _oswec("oswec.toml", **{"wave.period": period, "wave.height": 1.0,
+                                      "wave.ramp_time": 40.0, "radiation.method": "constant"})
+        w = 2 * math.pi / period
+        m, a, b, k, _ = reduced_matrices(sim, w)
+        inertia = float(m[0, 0] + a[0, 0])
+        # The free mode of these constant matrices: fitted out where it oscillates; where it
+        # is overdamped (6 s: B(w) is large) its slow rate, >= 0.1 1/s, leaves e^-60 of it.
+        wd2 = float(k[0, 0]) / inertia - (float(b[0, 0]) / (2 * inertia)) ** 2
+        transient = (math.sqrt(wd2),) if wd2 > 0 else ()
+        got = steady_rao(sim, period, STOP, 0.1, "hinge.angle", WINDOW, transient)
+        ref = response(sim, w)[4]
+        errors.append(abs(got / ref - 1.0))
+        print(f"  {period:5.1f} s  time domain {abs(got):.6f} rad/m, frequency domain "
+              f"{abs(ref):.6f} rad/m, |ratio - 1| {errors[-1]:.1e}")
+    assert max(errors) < 0.01, errors
