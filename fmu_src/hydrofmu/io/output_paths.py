@@ -69,7 +69,7 @@ def check_output_path(path: str | Path, option: str, *, force: bool = False) -> 
 
 def prepare_output_folder(path: str | Path, option: str) -> None:
     """Create the folder of ``path`` (with its parents) and check that a file can be
-    created there, for :func:`hydrofmu.export.build_fmu`, whose Python API creates
+    created there, for :func:`~hydrofmu.export.fmu.build_fmu`, whose Python API creates
     folders. Raises :class:`ConfigError` naming ``path``."""
     folder = Path(path).expanduser().absolute().parent
     try:
