@@ -2,7 +2,7 @@
 replay``, the same ``LineSystem`` as the FMU's ``mooring.moordyn`` part) against MoorDyn-C
 (the ``moordyn`` package, in a subprocess: ``tests/moordyn_runner.py``) with a ``Coupled``
 body carrying three chains (``tests/data/moorings/body_3lines.txt``: rk2, dtM = 1 ms in
-the file, as DESIGN.md asks of the moordyn package)."""
+the file, as the moordyn package needs: its setters crash at exit)."""
 
 from __future__ import annotations
 
