@@ -280,7 +280,8 @@ def test_heaving_hemisphere_against_hulme() -> None:
     b33 = ds["radiation_damping"].sel(influenced_dof="Heave", radiating_dof="Heave").values
     w = ds["omega"].values
     assert w[0] == 0.0 and np.isinf(w[-1])
-    # 392 panels (Capytaine 3.0 measured here: +2 % in heave at 400 panels): 3 % on A33, B33 and the limits;
+    # 392 panels (Capytaine 3.0 measured here: +2 % in heave at 400 panels): 3 % on A33, B33 and
+    # the limits;
     # measured below.
     assert a33[0] == pytest.approx(HULME[0, 1], rel=0.03)
     assert a33[-1] == pytest.approx(0.5, rel=0.03)

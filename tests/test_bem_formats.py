@@ -46,7 +46,8 @@ def hemispheres() -> dict[tuple[float, str], xr.Dataset]:
 
 def test_indirect_method_against_hulme(hemispheres) -> None:
     """392 panels, indirect (source distribution) method: A33 and B33 within 3 % of Hulme,
-    the same bound as the direct method's in tests/test_bem.py (Capytaine 3.0 measured here: +2 % in heave at
+    the same bound as the direct method's in tests/test_bem.py (Capytaine 3.0 measured here: +2 %
+    in heave at
     400 panels). Measured: indirect A33 +1.3..+1.6 %, B33 -0.4..+1.0 %; direct A33
     -1.0..-1.2 %, B33 -0.1..-1.4 % (the two methods err on opposite sides)."""
     rho_v = 1000.0 * 2.0 / 3.0 * np.pi * RADIUS**3
