@@ -196,9 +196,10 @@ def _read_open_file(f: Any, path: Path, body: str | None
     cols = slice(start, start + 6)
     if ncol > 6:
         notes.append(f"multibody file ({ncol // 6} bodies): only the body's own 6x6 block "
-                     f"(radiating columns {start + 1}-{start + 6}) of A, B and A_inf is kept; "
-                     "the hydrodynamic coupling with the other bodies is dropped in this "
-                     "single-body model (read_hydro_bodies keeps it)")
+                     f"(radiating columns {start + 1}-{start + 6}) of A, B and A_inf is read "
+                     "here; the coupling with the other bodies comes back when a "
+                     "configuration's [[bodies]] read them from this file too ([multibody] "
+                     "b2b, read_hydro_bodies)")
     a_rows = np.ascontiguousarray(a_raw[:6, :, :].transpose(2, 0, 1)) * rho
     added_mass = np.ascontiguousarray(a_rows[:, :, cols])
     b_raw = get("hydro_coeffs/radiation_damping/all")

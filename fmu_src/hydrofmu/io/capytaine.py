@@ -188,9 +188,9 @@ def _read_dataset(ds: Any, p: Path, body: str | None
     dofs = dof_labels(prefix, rad_names, infl_names, name, p)
     if len(bodies) > 1:
         notes.append(f"multibody file ({len(bodies)} bodies: {', '.join(bodies)}): only the "
-                     "body's own 6x6 block of A, B and A_inf is kept; the hydrodynamic "
-                     "coupling with the other bodies is dropped in this single-body model "
-                     "(read_hydro_bodies keeps it)")
+                     "body's own 6x6 block of A, B and A_inf is read here; the coupling "
+                     "with the other bodies comes back when a configuration's [[bodies]] "
+                     "read them from this file too ([multibody] b2b, read_hydro_bodies)")
     all_dofs = [d for other in bodies
                 for d in dof_labels(f"{other}__" if prefix else "", rad_names, infl_names,
                                      other, p)]
