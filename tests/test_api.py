@@ -3,17 +3,22 @@ the FMU driven by fmpy, results carry units, and a user's part travels inside th
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 
 import hydrofmu
+from hydrofmu.runtime.parts.part import unregister_part
 from paths import ROOT
 
 pytestmark = pytest.mark.fmu
@@ -91,6 +96,22 @@ def test_from_toml_overrides_a_section() -> None:
         hydrofmu.Model.from_toml(path.with_name("no_such.toml"))
 
 
+@contextmanager
+def user_module(path: Path, kind: str) -> Iterator[ModuleType]:
+    """The user's module at ``path`` imported by its file name, as a user's script imports
+    it; afterwards out of ``sys.modules`` and its part (registered as ``kind``) unregistered."""
+    sys.path.insert(0, str(path.parent))
+    try:
+        module = importlib.import_module(path.stem)
+    finally:
+        sys.path.remove(str(path.parent))
+    try:
+        yield module
+    finally:
+        sys.modules.pop(path.stem, None)
+        unregister_part(kind)
+
+
 def _user_model(module):
     return hydrofmu.Model.default(
         parts=[(module.SeabedSpring, {"stiffness": 3.0e5})],
@@ -109,12 +130,7 @@ def test_a_user_part_runs_in_the_fmu_where_its_module_cannot_be_imported(
     src = tmp_path / "user_code"
     src.mkdir()
     shutil.copy(USER_MODULE, src / "seabed_spring.py")
-    sys.path.insert(0, str(src))
-    try:
-        import seabed_spring
-    finally:
-        sys.path.remove(str(src))
-    try:
+    with user_module(src / "seabed_spring.py", "user.seabed_spring") as seabed_spring:
         model = _user_model(seabed_spring)
         assert "spring.force" in model.output_names
         assert "body.F_spring[3]" in model.output_names
@@ -122,9 +138,6 @@ def test_a_user_part_runs_in_the_fmu_where_its_module_cannot_be_imported(
         params = {"spring.stiffness": 4.0e5}
         ds = model.simulate(30.0, 0.1, parameters=params)
         fmu = model.build_fmu(tmp_path / "Spring.fmu", name="SpringSphere")
-    finally:
-        sys.modules.pop("seabed_spring", None)
-        hydrofmu.runtime.parts.part.PARTS.pop("user.seabed_spring", None)
     shutil.rmtree(src)  # the user's module is gone: only the FMU's copy is left
     result = tmp_path / "fmpy.npz"
     code = (
@@ -156,16 +169,8 @@ def test_a_user_part_importing_build_time_hydrofmu_is_refused(tmp_path: Path) ->
     src.write_text(USER_MODULE.read_text().replace(
         "from hydrofmu import Context", "from hydrofmu.config.configuration import resolve\n"
         "from hydrofmu import Context").replace("user.seabed_spring", "user.bad_spring"))
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import bad_part
-    finally:
-        sys.path.remove(str(tmp_path))
-    try:
+    with user_module(src, "user.bad_spring") as bad_part:
         model = _user_model(bad_part)
         with pytest.raises(hydrofmu.ExportError, match=r"hydrofmu\.config\.configuration"):
             model.build_fmu(tmp_path / "Bad.fmu", name="Bad")
-        assert not (tmp_path / "Bad.fmu").exists()
-    finally:
-        sys.modules.pop("bad_part", None)
-        hydrofmu.runtime.parts.part.PARTS.pop("user.bad_spring", None)
+    assert not (tmp_path / "Bad.fmu").exists()
