@@ -58,12 +58,13 @@ def _oswec(name: str, **parameters: Any) -> Simulator:
 def rao_table() -> list[tuple[float, complex, complex, complex]]:
     """Per period: the time-domain angle per unit elevation, the frequency-domain one with
     the coefficients the convolution realises, and with the data's."""
-    mode = natural_mode(_oswec("oswec.toml"), 0.05, 3.0)
+    mode = natural_mode(_oswec("oswec.toml", **{"radiation.method": "convolution"}), 0.05, 3.0)
     wd = mode[0] * math.sqrt(1.0 - mode[1] ** 2)
     rows = []
     for period in PERIODS:
         sim = _oswec("oswec.toml", **{"wave.period": period, "wave.height": 1.0,
-                                      "wave.ramp_time": 40.0})
+                                      "wave.ramp_time": 40.0,
+                                      "radiation.method": "convolution"})
         got = steady_rao(sim, period, STOP, 0.1, "hinge.angle", WINDOW, (wd,))
         w = 2 * math.pi / period
         rows.append((period, got, response(sim, w, irf=True)[4], response(sim, w)[4]))
