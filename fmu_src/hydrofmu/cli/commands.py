@@ -92,9 +92,9 @@ def _build(args: argparse.Namespace) -> int:
                                 name=args.name, overwrite=args.force,
                                 **({} if native else {"link_libpython": args.link_libpython}))
     if not native:
-        from ..export.native import native_refusal
+        from ..export.native.assemble import refusal
 
-        if not native_refusal(path):
+        if not refusal(model.simulator()):  # the model in memory, not the FMU's payload
             print("note: every part of this model is linear: `hydrofmu build --native` makes "
                   "an FMU with no Python at run time (C/C++ hosts, OpenModelica, Simulink)")
     from ..export.osp import write_osp_model_description

@@ -73,13 +73,6 @@ def _simulator(fmu: Path, folder: Path) -> Any:
     return sim
 
 
-def native_refusal(python_fmu: str | os.PathLike[str]) -> str:
-    """Why a Python FMU's model could not be a native FMU ("" when it could: ``hydrofmu
-    build`` then suggests ``--native``)."""
-    with tempfile.TemporaryDirectory(prefix="hydrofmu_native_check_") as tmp:
-        return refusal(_simulator(Path(python_fmu), Path(tmp)))
-
-
 def _variables(xml: bytes) -> tuple[list[ET.Element], ET.Element]:
     root = ET.fromstring(xml)
     return list(root.find("ModelVariables")), root
