@@ -59,6 +59,35 @@ static void *symbol(void *lib, const char *name) {
         }                                                     \
     } while (0)
 
+/* The FMI functions both hosts call, looked up once. */
+typedef struct {
+    fmi2InstantiateTYPE *instantiate;
+    fmi2SetupExperimentTYPE *setup;
+    fmi2EnterInitializationModeTYPE *enter;
+    fmi2ExitInitializationModeTYPE *leave;
+    fmi2SetRealTYPE *set_real;
+    fmi2GetRealTYPE *get_real;
+    fmi2GetStringTYPE *get_string;
+    fmi2DoStepTYPE *do_step;
+    fmi2TerminateTYPE *terminate;
+    fmi2FreeInstanceTYPE *free_instance;
+} Fmi2Api;
+
+static Fmi2Api load_api(void *lib) {
+    Fmi2Api api;
+    api.instantiate = (fmi2InstantiateTYPE *)symbol(lib, "fmi2Instantiate");
+    api.setup = (fmi2SetupExperimentTYPE *)symbol(lib, "fmi2SetupExperiment");
+    api.enter = (fmi2EnterInitializationModeTYPE *)symbol(lib, "fmi2EnterInitializationMode");
+    api.leave = (fmi2ExitInitializationModeTYPE *)symbol(lib, "fmi2ExitInitializationMode");
+    api.set_real = (fmi2SetRealTYPE *)symbol(lib, "fmi2SetReal");
+    api.get_real = (fmi2GetRealTYPE *)symbol(lib, "fmi2GetReal");
+    api.get_string = (fmi2GetStringTYPE *)symbol(lib, "fmi2GetString");
+    api.do_step = (fmi2DoStepTYPE *)symbol(lib, "fmi2DoStep");
+    api.terminate = (fmi2TerminateTYPE *)symbol(lib, "fmi2Terminate");
+    api.free_instance = (fmi2FreeInstanceTYPE *)symbol(lib, "fmi2FreeInstance");
+    return api;
+}
+
 static void read_back(fmi2GetRealTYPE *get_real, fmi2GetStringTYPE *get_string,
                       fmi2Component c, fmi2ValueReference vr_out, fmi2ValueReference vr_str,
                       const char *label) {
@@ -72,38 +101,27 @@ static void read_back(fmi2GetRealTYPE *get_real, fmi2GetStringTYPE *get_string,
 }
 
 /* The careless host of the second usage line. */
-static int careless(void *lib, fmi2Component c, fmi2ValueReference vr_in,
+static int careless(const Fmi2Api *api, fmi2Component c, fmi2ValueReference vr_in,
                     fmi2ValueReference vr_out, fmi2ValueReference vr_str, fmi2Real value,
                     fmi2Real dt, long steps) {
-    fmi2SetupExperimentTYPE *setup = (fmi2SetupExperimentTYPE *)symbol(lib, "fmi2SetupExperiment");
-    fmi2EnterInitializationModeTYPE *enter =
-        (fmi2EnterInitializationModeTYPE *)symbol(lib, "fmi2EnterInitializationMode");
-    fmi2ExitInitializationModeTYPE *leave =
-        (fmi2ExitInitializationModeTYPE *)symbol(lib, "fmi2ExitInitializationMode");
-    fmi2SetRealTYPE *set_real = (fmi2SetRealTYPE *)symbol(lib, "fmi2SetReal");
-    fmi2GetRealTYPE *get_real = (fmi2GetRealTYPE *)symbol(lib, "fmi2GetReal");
-    fmi2GetStringTYPE *get_string = (fmi2GetStringTYPE *)symbol(lib, "fmi2GetString");
-    fmi2DoStepTYPE *do_step = (fmi2DoStepTYPE *)symbol(lib, "fmi2DoStep");
-    fmi2TerminateTYPE *terminate = (fmi2TerminateTYPE *)symbol(lib, "fmi2Terminate");
-    fmi2FreeInstanceTYPE *free_instance = (fmi2FreeInstanceTYPE *)symbol(lib, "fmi2FreeInstance");
-    printf("STATUS fmi2SetupExperiment %d\n", (int)setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
-    printf("STATUS fmi2EnterInitializationMode %d\n", (int)enter(c));
-    printf("STATUS fmi2ExitInitializationMode %d\n", (int)leave(c));
+    printf("STATUS fmi2SetupExperiment %d\n", (int)api->setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+    printf("STATUS fmi2EnterInitializationMode %d\n", (int)api->enter(c));
+    printf("STATUS fmi2ExitInitializationMode %d\n", (int)api->leave(c));
     fmi2Real t = 0.0;
     char label[64];
     for (long k = 0; k < steps; ++k) {
-        printf("STATUS fmi2SetReal %d\n", (int)set_real(c, &vr_in, 1, &value));
-        printf("STATUS fmi2DoStep %d\n", (int)do_step(c, t, dt, fmi2True));
+        printf("STATUS fmi2SetReal %d\n", (int)api->set_real(c, &vr_in, 1, &value));
+        printf("STATUS fmi2DoStep %d\n", (int)api->do_step(c, t, dt, fmi2True));
         t += dt;
         snprintf(label, sizeof label, "%.17g", t);
-        read_back(get_real, get_string, c, vr_out, vr_str, label);
+        read_back(api->get_real, api->get_string, c, vr_out, vr_str, label);
     }
-    printf("STATUS fmi2Terminate %d\n", (int)terminate(c));
-    free_instance(c);
+    printf("STATUS fmi2Terminate %d\n", (int)api->terminate(c));
+    api->free_instance(c);
     printf("FREED\n");
-    read_back(get_real, get_string, c, vr_out, vr_str, "freed");
+    read_back(api->get_real, api->get_string, c, vr_out, vr_str, "freed");
     int unknown = 0;
-    read_back(get_real, get_string, (fmi2Component)&unknown, vr_out, vr_str, "unknown");
+    read_back(api->get_real, api->get_string, (fmi2Component)&unknown, vr_out, vr_str, "unknown");
     return 0;
 }
 
@@ -124,50 +142,40 @@ int main(int argc, char **argv) {
         printf("FAIL dlopen %s\n", dlerror());
         return 2;
     }
-    fmi2InstantiateTYPE *instantiate = (fmi2InstantiateTYPE *)symbol(lib, "fmi2Instantiate");
-    fmi2SetupExperimentTYPE *setup = (fmi2SetupExperimentTYPE *)symbol(lib, "fmi2SetupExperiment");
-    fmi2EnterInitializationModeTYPE *enter =
-        (fmi2EnterInitializationModeTYPE *)symbol(lib, "fmi2EnterInitializationMode");
-    fmi2ExitInitializationModeTYPE *leave =
-        (fmi2ExitInitializationModeTYPE *)symbol(lib, "fmi2ExitInitializationMode");
-    fmi2SetRealTYPE *set_real = (fmi2SetRealTYPE *)symbol(lib, "fmi2SetReal");
-    fmi2GetRealTYPE *get_real = (fmi2GetRealTYPE *)symbol(lib, "fmi2GetReal");
-    fmi2DoStepTYPE *do_step = (fmi2DoStepTYPE *)symbol(lib, "fmi2DoStep");
-    fmi2TerminateTYPE *terminate = (fmi2TerminateTYPE *)symbol(lib, "fmi2Terminate");
-    fmi2FreeInstanceTYPE *free_instance = (fmi2FreeInstanceTYPE *)symbol(lib, "fmi2FreeInstance");
+    Fmi2Api api = load_api(lib);
 
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
-    fmi2Component c = instantiate("c_host", fmi2CoSimulation, guid, uri, &callbacks, fmi2False,
+    fmi2Component c = api.instantiate("c_host", fmi2CoSimulation, guid, uri, &callbacks, fmi2False,
                                   fmi2True);
     if (argc == 11 && strcmp(argv[9], "ignore") == 0) {
         printf("INSTANCE %s\n", c ? "live" : "NULL");
-        return careless(lib, c, vr_in, vr_out,
+        return careless(&api, c, vr_in, vr_out,
                         (fmi2ValueReference)strtoul(argv[10], NULL, 10), value, dt, steps);
     }
     if (!c) {
         printf("FAIL fmi2Instantiate NULL\n");
         return 3;
     }
-    CHECK("fmi2SetupExperiment", setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
-    CHECK("fmi2EnterInitializationMode", enter(c));
-    CHECK("fmi2SetReal", set_real(c, &vr_in, 1, &value));
+    CHECK("fmi2SetupExperiment", api.setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0));
+    CHECK("fmi2EnterInitializationMode", api.enter(c));
+    CHECK("fmi2SetReal", api.set_real(c, &vr_in, 1, &value));
     if (argc == 11) {
         fmi2SetStringTYPE *set_string = (fmi2SetStringTYPE *)symbol(lib, "fmi2SetString");
         fmi2ValueReference vr_str = (fmi2ValueReference)strtoul(argv[9], NULL, 10);
         fmi2String text = argv[10];
         CHECK("fmi2SetString", set_string(c, &vr_str, 1, &text));
     }
-    CHECK("fmi2ExitInitializationMode", leave(c));
+    CHECK("fmi2ExitInitializationMode", api.leave(c));
     fmi2Real t = 0.0, y = 0.0;
     for (long k = 0; k < steps; ++k) {
-        CHECK("fmi2SetReal", set_real(c, &vr_in, 1, &value));
-        CHECK("fmi2DoStep", do_step(c, t, dt, fmi2True));
+        CHECK("fmi2SetReal", api.set_real(c, &vr_in, 1, &value));
+        CHECK("fmi2DoStep", api.do_step(c, t, dt, fmi2True));
         t += dt; /* as fmpy's loop in tests/fmu_driver.py accumulates it */
-        CHECK("fmi2GetReal", get_real(c, &vr_out, 1, &y));
+        CHECK("fmi2GetReal", api.get_real(c, &vr_out, 1, &y));
         printf("Y %.17g %.17g\n", t, y);
     }
-    CHECK("fmi2Terminate", terminate(c));
-    free_instance(c);
+    CHECK("fmi2Terminate", api.terminate(c));
+    api.free_instance(c);
     printf("FREED\n");
     fflush(stdout);
     return 0;
