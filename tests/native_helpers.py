@@ -46,11 +46,11 @@ def run(fmu: Path, input_name: str, values: list[float], dt: float, tmp: Path,
     return out
 
 
-def build_pair(bodies: list[Any], config: dict[str, Any], folder: Path, name: str
-               ) -> tuple[Path, Path]:
-    """(Python FMU with time_scheme = exact, native FMU) of one configuration."""
+def build_pair(bodies: list[Any], config: dict[str, Any], folder: Path, name: str,
+               scheme: str = "exact") -> tuple[Path, Path]:
+    """(Python FMU with ``time_scheme = scheme``, native FMU) of one configuration."""
     cfg = copy.deepcopy(config)
-    cfg["simulation"]["time_scheme"] = "exact"
+    cfg["simulation"]["time_scheme"] = scheme
     native = build_native_fmu(bodies, cfg, folder / f"{name}.fmu", model_name=name,
                               python_fmu=folder / "python" / f"{name}.fmu")
     return folder / "python" / f"{name}.fmu", native

@@ -28,12 +28,12 @@ from ...runtime.errors import ConfigError, ExportError
 from ...runtime.linear.lti import discretize, particular_solution, quantized_step
 from ...runtime.linear.model import LinearModel
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
-from ...runtime.simulator.outputs import OutputMap
-from .blob import NativeModel
+from ...runtime.simulator.outputs import map_rows
+from .blob import NativeModel, NativeRK
 
 #: How a refused model is told to change.
-FIX = ("use radiation.method = 'state_space' (or 'constant'), linear moorings, no viscous "
-       "drag and an internal wave (wave.type = regular, irregular or none), or build the "
+FIX = ("use radiation.method = 'state_space' (or 'constant') and linear moorings (quadratic "
+       "drag and the elevation input are stepped with time_scheme = 'rk4'), or build the "
        "Python FMU (hydrofmu build without --native)")
 
 #: Relative agreement required when a hybrid part's outputs are checked for linearity at a
@@ -41,16 +41,38 @@ FIX = ("use radiation.method = 'state_space' (or 'constant'), linear moorings, n
 LINEARITY_TOLERANCE = 1e-9
 
 
+#: The parts that are not linear and that the native runtime still steps, by RK4 as the
+#: Python FMU's ``rk4`` scheme: quadratic drag and the excitation by the elevation input.
+RK4_KINDS = ("viscous", "wave_excitation")
+
+
+def _not_linear(sim: Any) -> list[Any]:
+    """The parts without a linear form (as :func:`~hydrofmu.runtime.linear.model.assemble`
+    leaves them out)."""
+    return [part for part in sim.parts if part.linear_system() is None]
+
+
 def refusal(sim: Any) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
-    model: LinearModel = sim.linear_model
-    reasons = list(model.nonlinear)
+    parts = _not_linear(sim)
+    reasons = [part.why_not_linear() for part in parts if part.kind not in RK4_KINDS]
     method = getattr(sim, "added_mass_method", "implicit")
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
     if reasons:
-        return ("the native FMU steps the linear model only, and these parts are not linear: "
-                + "; ".join(reasons) + ". Fix: " + FIX)
+        return ("the native FMU steps the linear model, with quadratic drag and the elevation "
+                "input by RK4, and these parts are none of them: " + "; ".join(reasons)
+                + ". Fix: " + FIX)
+    scheme = sim.parameters["time_scheme"]
+    if parts and scheme != "rk4":
+        named = ", ".join(sorted({part.kind for part in parts}))
+        return (f"the native FMU steps the parts that are not linear ({named}: quadratic drag, "
+                f"the elevation input) with the rk4 scheme, and time_scheme = '{scheme}'. "
+                "Fix: set time_scheme = 'rk4' (the Python FMU then steps the same scheme), or "
+                "build the Python FMU (hydrofmu build without --native)")
+    if parts and getattr(sim, "partition", None) is not None:
+        return ("the native FMU takes one internal step for the whole state; this model "
+                "runs local time steps. Fix: " + FIX)
     return ""
 
 
@@ -83,9 +105,10 @@ def _probe(part: Any, n: int, m: int, multiplier_map: NDArray | None
     return base, jac, [int(i) for i in bad]
 
 
-def _hybrid_rows(sim: Any, omap: OutputMap, c: NDArray, h: NDArray
+def _hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: NDArray
                  ) -> list[tuple[int, int, int, float]]:
-    """Fold the hybrid parts' outputs into ``c`` and ``h`` (in place); the products."""
+    """Fold the hybrid parts' outputs into ``c`` and ``h`` (in place; ``c`` maps
+    ``[y, u, 1, ...]``); the products."""
     n, nr = sim.n, sim.nr
     m = sim.u.size
     big_n = sim.y.size
@@ -97,16 +120,16 @@ def _hybrid_rows(sim: Any, omap: OutputMap, c: NDArray, h: NDArray
     v_map[:, nr : 2 * nr] = basis
     u_map = np.zeros((m, nz))
     u_map[:, big_n : big_n + m] = np.eye(m)
-    fc_z, fc_h = c[omap.fc_rows], h[omap.fc_rows]
+    fc_z, fc_h = c[fc_rows], h[fc_rows]
     mult = getattr(sim, "_multiplier_map", None)  # the simulator's own, as the map uses it
     products: list[tuple[int, int, int, float]] = []
-    for part in omap.hybrid:
+    for part in hybrid:
         sl = part.output_slice
         base, jac, bad = _probe(part, n, m, mult)
         jq, jv, jf, ju = (jac[:, :n], jac[:, n : 2 * n], jac[:, 2 * n : 3 * n],
                           jac[:, 3 * n :])
         rows_z = jq @ q_map + jv @ v_map + jf @ fc_z + ju @ u_map
-        rows_z[:, -1] += base
+        rows_z[:, big_n + m] += base
         rows_h = jf @ fc_h
         c[sl] = rows_z
         h[sl] = rows_h
@@ -168,6 +191,9 @@ def native_model(sim: Any, step: float) -> NativeModel:
     if why:
         raise ExportError(why, value=[p.kind for p in sim.parts])
     model: LinearModel = sim.linear_model
+    nonlinear = _not_linear(sim)
+    if nonlinear:
+        return _rk_model(sim, model, nonlinear)
     omap = sim.output_map
     if omap is None:
         raise ExportError("the linear output map of this model disagrees with the "
@@ -193,7 +219,7 @@ def native_model(sim: Any, step: float) -> NativeModel:
         raise ExportError(f"the native FMU cannot be built: {exc}", value=exc.value) from exc
     c = np.array(omap.c, dtype=float)
     h = np.array(omap.h, dtype=complex)
-    products = _hybrid_rows(sim, omap, c, h)
+    products = _hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
     y0 = np.array(sim.y, dtype=float)
     keep = np.flatnonzero(live_states(f, g, y0, model.forcing))
@@ -208,4 +234,56 @@ def native_model(sim: Any, step: float) -> NativeModel:
         ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products,
+    )
+
+
+def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any]) -> NativeModel:
+    """The Runge-Kutta mode (:class:`~.blob.NativeRK`): the linear model without the
+    quadratic drag and the elevation input's excitation, which the runtime adds at every
+    stage; the output map takes both as extra columns."""
+    n, nr, big_n, m = sim.n, sim.nr, sim.y.size, sim.u.size
+    viscous = next((q for q in nonlinear if q.kind == "viscous"), None)
+    wave = next((q for q in nonlinear if q.kind == "wave_excitation"), None)
+    eye = np.eye(n)
+    extra: dict[str | None, NDArray] = {}
+    if viscous is not None:
+        extra[viscous.channel] = np.hstack([eye, np.zeros((n, n))])
+    if wave is not None:
+        extra[wave.channel] = np.hstack([np.zeros((n, n)), eye])
+    c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
+    products = _hybrid_rows(sim, [q for q in hybrid if q is not wave], fc_rows, c, h)
+    basis = sim.constraints.basis
+    eg = np.zeros((big_n, n))
+    eg[nr : 2 * nr] = sim.assembly.acc_map
+    vel = np.zeros((n, big_n))
+    vel[:, nr : 2 * nr] = basis
+    f = model.f
+    g = np.concatenate([model.g, model.c[:, None]], axis=1)
+    y0 = np.array(sim.y, dtype=float)
+    keep = np.flatnonzero(live_states(f, np.concatenate([g, eg], axis=1), y0, model.forcing))
+    one = big_n + m
+    cols = np.concatenate([keep, np.arange(big_n, one + 1)])  # [x_live, u, 1]
+    rows = np.flatnonzero(np.any(h != 0.0, axis=1))
+    rk = NativeRK(dt=float(sim.dt), v=vel[:, keep], bl=np.zeros((n, n)), bq=np.zeros(n),
+                  eg=eg[keep], og=c[:, one + 1 :])
+    if viscous is not None:
+        rk.has_drag = True
+        rk.bl = np.array(viscous.model.linear, dtype=float)
+        rk.bq = np.array(viscous.model.quadratic, dtype=float)
+    if wave is not None:
+        filt = wave.from_input
+        rk.has_input = True
+        rk.input_index = int(wave.input_slice.start)
+        rk.elevation_row = int(wave.output_slice.start)
+        rk.kw = np.array(filt.fir, dtype=float)
+        rk.preview_steps = float(filt.preview_steps)
+        rk.wave_ramp = max(float(wave.ramp_time), 0.0)
+    nk = keep.size
+    return NativeModel(
+        y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
+        h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
+        omega=np.array(model.omega, dtype=float), steady=model.forcing[:, keep],
+        ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
+        divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
+        products=products, rk=rk,
     )

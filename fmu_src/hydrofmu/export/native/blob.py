@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from ...runtime.errors import ExportError
 
 MAGIC = b"HFMUNAT1"
-VERSION = 1
+VERSION = 2
 HEADER_WORDS = 12
 
 
@@ -83,6 +83,62 @@ class NativeModel:
     parameter_names: list[str] = field(default_factory=list)
     guid: str = ""
     scale_parameter: int = 0
+    rk: NativeRK | None = None
+
+
+@dataclass
+class NativeRK:
+    """The Runge-Kutta mode: quadratic drag and the elevation input, stepped by RK4 over
+    ``x' = F x + G [u; 1] + ramp Re(sum_k X_k e^{i w_k t}) + EG (g_drag + g_exc)`` (then
+    :attr:`NativeModel.steady` holds the forcing ``X_k``, not a particular solution).
+
+    Attributes
+    ----------
+    dt
+        The internal step, s (grid ``t0 + j dt``).
+    v, bl, bq
+        Drag ``g_drag = -BL v - BQ v |v|`` with the DOF velocities ``v = V x``: (q, n),
+        (q, q) N s/m, (q,) N s^2/m^2 (zeros without drag).
+    eg
+        A DOF force's share of ``x'``, (n, q).
+    og
+        The outputs of ``[g_drag; g_exc]``, (p, 2 q).
+    has_drag, has_input
+        Which of the two is modelled.
+    input_index, elevation_row
+        The elevation input among the inputs; the elevation output among the outputs.
+    kw
+        The excitation FIR over the input's history, newest first, trapezoid weights and
+        ``dt`` folded in: (q, nk), N/m.
+    preview_steps, wave_ramp
+        The preview over ``dt``; the wave's half-cosine ramp, s.
+    """
+
+    dt: float
+    v: NDArray[np.float64]
+    bl: NDArray[np.float64]
+    bq: NDArray[np.float64]
+    eg: NDArray[np.float64]
+    og: NDArray[np.float64]
+    has_drag: bool = False
+    has_input: bool = False
+    input_index: int = 0
+    elevation_row: int = 0
+    kw: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 0)))
+    preview_steps: float = 0.0
+    wave_ramp: float = 0.0
+
+
+def _rk_section(rk: NativeRK | None, n: int, p: int) -> list[bytes]:
+    if rk is None:
+        return [struct.pack("<I", 0)]
+    q = rk.bq.size
+    nk = rk.kw.shape[1] if rk.has_input else 0
+    return [struct.pack("<7I", 1, q, int(rk.has_drag), int(rk.has_input), rk.input_index, nk,
+                        rk.elevation_row),
+            struct.pack("<3d", rk.dt, rk.preview_steps, rk.wave_ramp),
+            _f64(rk.v, (q, n)), _f64(rk.bl, (q, q)), _f64(rk.bq, (q,)), _f64(rk.eg, (n, q)),
+            _f64(rk.og, (p, 2 * q)), _f64(rk.kw if rk.has_input else np.zeros((q, 0)), (q, nk))]
 
 
 def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
@@ -126,6 +182,7 @@ def write_blob(model: NativeModel) -> bytes:
     out += [_text(s) for s in model.str_parameters]
     out += [_text(s) for s in model.parameter_names]
     out.append(_text(model.guid))
+    out += _rk_section(model.rk, n, p)
     return b"".join(out)
 
 

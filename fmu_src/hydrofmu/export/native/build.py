@@ -128,10 +128,11 @@ def scalable(sim: Any) -> bool:
     return kinds == {"wave_excitation"} and height != 0.0 and sim.linear_model.omega.size > 0
 
 
-def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ...] = ()
-                             ) -> bytes:
+def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ...] = (),
+                             scheme: str = "exact") -> bytes:
     """The Python FMU's model description made the native FMU's (the parameters in
-    ``tunable`` keep their variability; the other tunable ones become fixed)."""
+    ``tunable`` keep their variability; the other tunable ones become fixed; the time
+    scheme the runtime steps, ``exact`` or ``rk4``, is the start of ``time_scheme``)."""
     root = ET.fromstring(xml)
     root.set("generationTool", f"hydrofmu {__version__} (native runtime, no Python)")
     root.set("description", (root.get("description") or "")
@@ -156,7 +157,7 @@ def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ..
         if v.get("variability") == "tunable" and v.get("name") not in tunable:
             v.set("variability", "fixed")
         if v.get("name") == "time_scheme":
-            v[0].set("start", "exact")
+            v[0].set("start", scheme)
     ET.indent(root)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")
 
@@ -208,11 +209,11 @@ def build_native_fmu(
         if why:
             raise ExportError(why, value=[p.kind for p in sim.parts])
         tunable = (SCALE_PARAMETER,) if scalable(sim) else ()
-        with zipfile.ZipFile(py_fmu) as z:
-            xml = native_model_description(z.read("modelDescription.xml"), model_name,
-                                           tunable)
         step = float(config.get("simulation", {}).get("output_interval", 0.1))
         model = native_model(sim, step)
+        with zipfile.ZipFile(py_fmu) as z:
+            xml = native_model_description(z.read("modelDescription.xml"), model_name,
+                                           tunable, "exact" if model.rk is None else "rk4")
         params = parameter_values(xml, sim.u.size, model.c.shape[0])
         model.real_parameters = params["real"]
         model.int_parameters = params["int"]

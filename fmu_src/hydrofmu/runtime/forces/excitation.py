@@ -94,6 +94,12 @@ class ExcitationFromInput:
         self._f_grid = np.zeros(self.n)
         self._version = -1
 
+    @property
+    def fir(self) -> NDArray[np.float64]:
+        """The FIR over the history, newest first, trapezoid weights and ``dt`` folded in:
+        ``F_grid = fir @ history``, shape (n, nk), N/m, N m/m."""
+        return self._kw
+
     def start(self, u0: float) -> None:
         """Calm sea before the first grid time, ``u0`` at it."""
         self.history.fill(np.zeros(1))

@@ -102,6 +102,71 @@ def _dense(m: Any, shape: tuple[int, int]) -> NDArray[np.float64]:
     return np.zeros(shape) if m is None else np.asarray(m, dtype=float).reshape(shape)
 
 
+def map_rows(asm: Assembly, model: LinearModel,
+             extra: dict[str | None, NDArray[np.float64]] | None = None
+             ) -> tuple[NDArray[np.float64], NDArray[np.complex128], list[Part],
+                        NDArray[np.intp]]:
+    """The rows of the output map of ``model`` (its linear parts' declarations):
+    ``(C, H, hybrid, fc_rows)`` as :class:`OutputMap` holds them.
+
+    ``C`` maps ``z = [y, u, 1, e]``, with ``e`` the extra force columns of ``extra``: per
+    channel, a (n, len(e)) map adding those forces to the channel (the forces of parts that
+    are not linear, given as values: the native runtime's quadratic drag and elevation-input
+    excitation). ``hybrid``: the parts whose own outputs are not declared linear;
+    ``fc_rows``: the rows of the constraint force.
+    """
+    n, nr, big_n, m = asm.n, asm.nr, asm.n_states, asm.n_inputs
+    n_extra = 0 if not extra else next(iter(extra.values())).shape[1]
+    nz, k = big_n + m + 1 + n_extra, model.omega.size
+    one = big_n + m  # the constant's column
+    forces = {ch: np.pad(f, ((0, 0), (0, n_extra))) for ch, f in model.channel_force.items()}
+    for ch, e in (extra or {}).items():
+        forces.setdefault(ch, np.zeros((n, nz)))[:, one + 1 :] += e
+    basis = asm.constraints.basis
+    q, v = np.zeros((n, nz)), np.zeros((n, nz))
+    q[:, :nr] = basis
+    v[:, nr : 2 * nr] = basis
+    rows_z = _body_quantities(asm, forces, np.zeros((n, nz)), q, v)
+    no_sines = np.zeros((n, k), dtype=complex)
+    rows_s = _body_quantities(asm, model.channel_sines, no_sines, no_sines, no_sines)
+    # Where body_outputs puts each entry of [q, v, acc, f_am, channels, f_c].
+    size = rows_z.shape[0]
+    marks = np.arange(size, dtype=float)
+    nch = len(asm.channels)
+    out = np.zeros(asm.n_outputs)
+    body_outputs(marks[:n], marks[n : 2 * n], marks[2 * n : 3 * n],
+                 marks[3 * n : 4 * n], marks[(4 + nch) * n :],
+                 marks[4 * n : (4 + nch) * n].reshape(nch, n), out)
+    source = out[:size].astype(np.intp)
+    c = np.zeros((out.size, nz))
+    h = np.zeros((out.size, k), dtype=complex)
+    c[:size] = rows_z[source]
+    h[:size] = rows_s[source]
+    fc_rows = np.empty(n, dtype=np.intp)
+    fc_rows[source[source >= (4 + nch) * n] - (4 + nch) * n] = \
+        np.flatnonzero(source >= (4 + nch) * n)
+    hybrid = []
+    for index, part in enumerate(asm.parts):
+        sl = part.output_slice
+        p = sl.stop - sl.start
+        if not p:
+            continue
+        lin = part.linear_outputs()
+        if lin is None:
+            hybrid.append(part)
+            continue
+        c[sl, :nr] += _dense(lin.out_q, (p, n)) @ basis
+        c[sl, nr : 2 * nr] += _dense(lin.out_v, (p, n)) @ basis
+        xs, us = part.state_slice, part.input_slice
+        c[sl, xs] += _dense(lin.out_x, (p, xs.stop - xs.start))
+        c[sl, big_n + us.start : big_n + us.stop] += _dense(lin.out_u, (p, us.stop - us.start))
+        c[sl, one] += _dense(lin.y0, (p, 1))[:, 0]
+        if lin.sinusoids is not None:
+            cols = model.sine_columns[index]
+            h[sl, cols] += np.asarray(lin.sinusoids, dtype=complex).reshape(-1, p).T
+    return c, h, hybrid, fc_rows
+
+
 class OutputMap:
     """``outputs(t) = C z + ramp(t - t0) Re(sum_k H_k e^{i w_k t})`` of a linear model (see
     the module docstring); :meth:`build` assembles and checks it."""
@@ -135,50 +200,7 @@ class OutputMap:
         sinusoids of ``model.omega``; ``context``, ``t0``: as for :meth:`check`."""
         if not model.linear or asm.lagged:
             return None
-        n, nr, big_n, m = asm.n, asm.nr, asm.n_states, asm.n_inputs
-        nz, k = big_n + m + 1, model.omega.size
-        basis = asm.constraints.basis
-        q, v = np.zeros((n, nz)), np.zeros((n, nz))
-        q[:, :nr] = basis
-        v[:, nr : 2 * nr] = basis
-        rows_z = _body_quantities(asm, model.channel_force, np.zeros((n, nz)), q, v)
-        no_sines = np.zeros((n, k), dtype=complex)
-        rows_s = _body_quantities(asm, model.channel_sines, no_sines, no_sines, no_sines)
-        # Where body_outputs puts each entry of [q, v, acc, f_am, channels, f_c].
-        size = rows_z.shape[0]
-        marks = np.arange(size, dtype=float)
-        nch = len(asm.channels)
-        out = np.zeros(asm.n_outputs)
-        body_outputs(marks[:n], marks[n : 2 * n], marks[2 * n : 3 * n],
-                     marks[3 * n : 4 * n], marks[(4 + nch) * n :],
-                     marks[4 * n : (4 + nch) * n].reshape(nch, n), out)
-        source = out[:size].astype(np.intp)
-        c = np.zeros((out.size, nz))
-        h = np.zeros((out.size, k), dtype=complex)
-        c[:size] = rows_z[source]
-        h[:size] = rows_s[source]
-        fc_rows = np.empty(n, dtype=np.intp)
-        fc_rows[source[source >= (4 + nch) * n] - (4 + nch) * n] = \
-            np.flatnonzero(source >= (4 + nch) * n)
-        hybrid = []
-        for index, part in enumerate(asm.parts):
-            sl = part.output_slice
-            p = sl.stop - sl.start
-            if not p:
-                continue
-            lin = part.linear_outputs()
-            if lin is None:
-                hybrid.append(part)
-                continue
-            c[sl, :nr] += _dense(lin.out_q, (p, n)) @ basis
-            c[sl, nr : 2 * nr] += _dense(lin.out_v, (p, n)) @ basis
-            xs, us = part.state_slice, part.input_slice
-            c[sl, xs] += _dense(lin.out_x, (p, xs.stop - xs.start))
-            c[sl, big_n + us.start : big_n + us.stop] += _dense(lin.out_u, (p, us.stop - us.start))
-            c[sl, -1] += _dense(lin.y0, (p, 1))[:, 0]
-            if lin.sinusoids is not None:
-                cols = model.sine_columns[index]
-                h[sl, cols] += np.asarray(lin.sinusoids, dtype=complex).reshape(-1, p).T
+        c, h, hybrid, fc_rows = map_rows(asm, model)
         omap = cls(asm, c, h, bank, hybrid, fc_rows, model.ramp_time)
         problem = omap.check(reference, context, t0)
         if problem:

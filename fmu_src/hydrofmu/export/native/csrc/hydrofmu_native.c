@@ -150,6 +150,43 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
     if (!md->names) r.bad = 1;
     for (i = 0; i < nnames && !r.bad; i++) md->names[i] = rd_string(&r);
     if (!r.bad) md->guid = rd_string(&r);
+    if (!r.bad) md->rk = rd_u32(&r);
+    if (!r.bad && md->rk > 1u) r.bad = 1;
+    if (!r.bad && md->rk) {
+        md->nq = rd_u32(&r); md->has_drag = rd_u32(&r); md->has_input = rd_u32(&r);
+        md->in_index = rd_u32(&r); md->nk = rd_u32(&r); md->elev_row = rd_u32(&r);
+        md->dt = rd_f64(&r); md->preview_steps = rd_f64(&r); md->wave_ramp = rd_f64(&r);
+        if (md->nq > 100000u || md->nk > 100000000u || md->has_drag > 1u ||
+            md->has_input > 1u || (md->has_input && (md->in_index >= md->m || md->nk < 2u ||
+                                                     md->elev_row >= md->nout)) ||
+            !(md->dt > 0.0 && isfinite(md->dt)) || !isfinite(md->preview_steps) ||
+            !isfinite(md->wave_ramp))
+            r.bad = 1;
+    }
+    if (!r.bad && md->rk) {
+        md->V = rd_array(&r, (size_t)md->nq * md->n);
+        md->BL = rd_array(&r, (size_t)md->nq * md->nq);
+        md->BQ = rd_array(&r, md->nq);
+        md->EG = rd_array(&r, (size_t)md->n * md->nq);
+        md->OG = rd_array(&r, (size_t)md->nout * 2 * md->nq);
+        md->KW = rd_array(&r, (size_t)md->nq * md->nk);
+    }
+    if (!r.bad && md->rk) { /* OG by rows: each output reads a few of the 2 nq forces */
+        size_t nnz = 0, q, w = 2 * (size_t)md->nq;
+        for (q = 0; q < (size_t)md->nout * w; q++) nnz += md->OG[q] != 0.0;
+        md->og_ptr = (uint32_t *)calloc((size_t)md->nout + 1, sizeof(uint32_t));
+        md->og_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
+        md->og_val = (double *)calloc(nnz + 1, sizeof(double));
+        if (!md->og_ptr || !md->og_idx || !md->og_val) r.bad = 1;
+        for (i = 0, nnz = 0; i < md->nout && !r.bad; i++) {
+            md->og_ptr[i] = (uint32_t)nnz;
+            for (q = 0; q < w; q++) {
+                double v = md->OG[(size_t)i * w + q];
+                if (v != 0.0) { md->og_idx[nnz] = (uint32_t)q; md->og_val[nnz] = v; nnz++; }
+            }
+        }
+        if (!r.bad) md->og_ptr[md->nout] = (uint32_t)nnz;
+    }
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
     if (md->scale_par > md->npr || (md->scale_par && !(md->par_r[md->scale_par - 1] != 0.0)))
@@ -209,10 +246,12 @@ void hfn_model_free(hfn_model *md) {
     uint32_t i;
     double **arrays[] = {&md->y0, &md->u0, &md->F, &md->G, &md->fused0, &md->omega,
                          &md->xs_re, &md->xs_im, &md->C, &md->h_re, &md->h_im, &md->prod_c,
-                         &md->par_r};
+                         &md->par_r, &md->V, &md->BL, &md->BQ, &md->EG, &md->OG, &md->KW,
+                         &md->og_val};
     for (i = 0; i < sizeof arrays / sizeof arrays[0]; i++) { free(*arrays[i]); *arrays[i] = NULL; }
     for (i = 0; i < 3; i++) { free(md->xr_re[i]); free(md->xr_im[i]); md->xr_re[i] = md->xr_im[i] = NULL; }
     free(md->c_ptr); free(md->c_idx); free(md->c_val); free(md->act); md->act = NULL;
+    free(md->og_ptr); free(md->og_idx);
     for (i = 0; i < 8; i++) { free(md->xc[i]); md->xc[i] = NULL; }
     md->c_ptr = md->c_idx = NULL; md->c_val = NULL;
     free(md->hrows); free(md->prod_i); free(md->prod_j); free(md->prod_l); free(md->par_i);
@@ -391,6 +430,10 @@ typedef struct {
     double *xp_valid, *xp_seg, *xp; /* x_p at the current time, segment xp_seg, if valid */
     double *scale; /* the tunable scaling parameter over its build value */
     double *par_r;
+    /* Runge-Kutta mode: the simulator's time (on the grid, or a partial step's end), the
+     * grid index, the elevation input's history (newest first from hist + hist_pos, twice
+     * over so that it is contiguous) and its FIR on the grid and one sample later */
+    double *rk_time, *grid_index, *hist_pos, *hist, *fgrid, *tail;
 } dyn_view;
 
 typedef struct {
@@ -409,6 +452,11 @@ typedef struct {
     const double *cur_fused;
     int end_seg;   /* the segment whose x_p the step left in xp1 ... */
     double xp1_t;  /* ... at this time (NaN: none) */
+    /* Runge-Kutta mode work (not state) */
+    double *rk_k[4], *rk_y, *rk_b, *rk_g, *rk_gd, *rk_ge, *rk_v, *rk_save;
+    double *pm_re, *pm_im, *pe_re, *pe_im, *rot2_re, *rot2_im, *rk_g2;
+    double rot2_h;
+    int32_t step_limit_index; /* the Integer parameter max_internal_steps_per_call, -1: none */
 } instance;
 
 static void dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
@@ -426,11 +474,16 @@ static void dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     d->xp = p; p += md->n;
     d->scale = p++;
     d->par_r = p; p += md->npr;
+    d->rk_time = p++; d->grid_index = p++; d->hist_pos = p++;
+    d->hist = p; p += 2 * (size_t)md->nk;
+    d->fgrid = p; p += md->nq;
+    d->tail = p; p += md->nq;
     d->size = (size_t)(p - block);
 }
 
 static size_t dyn_size(const hfn_model *md) {
-    return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr;
+    return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr
+           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq;
 }
 
 static void logf_(instance *c, fmi2Status status, const char *category, const char *fmt, ...) {
@@ -513,10 +566,20 @@ static double ramp_factor(const instance *c, double t) {
     return 0.5 * (1.0 - c->d.r[0]);
 }
 
+static double half_cosine(double s, double T);
+static double rk_grid_time(const instance *c);
+static void rk_record(instance *c, double v, int push);
+static void rk_forces(instance *c, double t, double s, const double *y);
+static double rk_elevation(const instance *c, double s, double u);
+
 static void compute_outputs(instance *c) {
     const hfn_model *md = &c->md;
     uint32_t i, j, q, nz = md->nz;
-    double *w = c->w, *out = c->d.out, rf;
+    double *w = c->w, *out = c->d.out, rf, s_rk = 0.0;
+    if (md->rk) { /* on the grid, the elevation input just set is the newest sample */
+        s_rk = *c->d.rk_time - rk_grid_time(c);
+        if (md->has_input && s_rk <= 1e-9 * md->dt) rk_record(c, c->d.u[md->in_index], 0);
+    }
     for (i = 0; i < md->n; i++) w[i] = c->d.x[i];
     for (i = 0; i < md->m; i++) w[md->n + i] = c->d.u[i];
     w[nz - 1] = 1.0;
@@ -525,7 +588,8 @@ static void compute_outputs(instance *c) {
         for (j = md->c_ptr[i]; j < md->c_ptr[i + 1]; j++) s += md->c_val[j] * w[md->c_idx[j]];
         out[i] = s;
     }
-    rf = ramp_factor(c, *c->d.time) * *c->d.scale;
+    rf = (md->rk ? half_cosine(*c->d.rk_time - *c->d.t0, md->ramp_time)
+                 : ramp_factor(c, *c->d.time)) * *c->d.scale;
     if (rf != 0.0 && md->k) {
         const double *pr = c->d.p_re, *pi_ = c->d.p_im;
         uint32_t k = md->k;
@@ -550,6 +614,22 @@ static void compute_outputs(instance *c) {
             for (q = 0; q < k; q++) s += hr[q] * pr[q] - hi[q] * pi_[q];
             out[md->hrows[i]] += rf == 1.0 ? s : rf * s;
         }
+    }
+    if (md->rk && (md->has_drag || md->has_input)) { /* + OG [g_drag; g_exc] */
+        double *g = c->rk_g2;
+        rk_forces(c, *c->d.rk_time, s_rk, c->d.x);
+        for (i = 0; i < md->nq; i++) {
+            g[i] = md->has_drag ? c->rk_gd[i] : 0.0;
+            g[md->nq + i] = md->has_input ? c->rk_ge[i] : 0.0;
+        }
+        for (i = 0; i < md->nout; i++) {
+            double s = 0.0;
+            for (j = md->og_ptr[i]; j < md->og_ptr[i + 1]; j++) s += md->og_val[j] * g[md->og_idx[j]];
+            out[i] += s;
+        }
+        if (md->has_input)
+            out[md->elev_row] = half_cosine(*c->d.rk_time - *c->d.t0, md->wave_ramp)
+                                * rk_elevation(c, s_rk, c->d.u[md->in_index]);
     }
     for (i = 0; i < md->nprod; i++)
         out[md->prod_i[i]] = md->prod_c[i] * out[md->prod_j[i]] * out[md->prod_l[i]];
@@ -683,6 +763,234 @@ static int advance(instance *c, double t, double t_end) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ Runge-Kutta mode */
+/* The Python rk4 scheme's internal steps, term for term: quadratic drag and the elevation
+ * input's excitation are evaluated at every stage (see hydrofmu_native.h). */
+static double half_cosine(double s, double T) {
+    if (T <= 0.0 || s >= T) return 1.0;
+    if (s <= 0.0) return 0.0;
+    return 0.5 * (1.0 - cos(M_PI * s / T));
+}
+
+static double rk_grid_time(const instance *c) { return *c->d.t0 + *c->d.grid_index * c->md.dt; }
+
+/* How far a time may be from a grid time and still be it (Simulator.grid_tolerance). */
+static double rk_grid_tolerance(const instance *c, double t) {
+    double at = fabs(t), ulp = nextafter(at, INFINITY) - at, dt = c->md.dt;
+    return fmin(0.25 * dt, fmax(1e-9 * dt, ulp * fmax(8.0, (t - *c->d.t0) / dt)));
+}
+
+/* out[i] = sum_{j < count} KW[i, from + j] h[j] (four independent sums per row). */
+static void rk_fir(const instance *c, const double *h, uint32_t from, uint32_t count,
+                   double *out) {
+    uint32_t i, j, nk = c->md.nk;
+    for (i = 0; i < c->md.nq; i++) {
+        const double *kw = c->md.KW + (size_t)i * nk + from;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (j = 0; j + 4 <= count; j += 4) {
+            s0 += kw[j] * h[j]; s1 += kw[j + 1] * h[j + 1];
+            s2 += kw[j + 2] * h[j + 2]; s3 += kw[j + 3] * h[j + 3];
+        }
+        for (; j < count; j++) s0 += kw[j] * h[j];
+        out[i] = (s0 + s1) + (s2 + s3);
+    }
+}
+
+static const double *rk_view(const instance *c) { return c->d.hist + (size_t)*c->d.hist_pos; }
+
+/* The elevation input at the newest grid time: a new sample (push) or a better value for
+ * the same instant (overwrite); the FIRs on the grid and one sample later follow. */
+static void rk_record(instance *c, double v, int push) {
+    uint32_t i, nk = c->md.nk;
+    size_t pos;
+    if (!c->md.has_input) return;
+    if (push) *c->d.hist_pos = (double)(((uint32_t)*c->d.hist_pos + nk - 1u) % nk);
+    pos = (size_t)*c->d.hist_pos;
+    c->d.hist[pos] = v;
+    c->d.hist[pos + nk] = v;
+    if (push) /* the new grid FIR is the last one-sample-later FIR at this input */
+        for (i = 0; i < c->md.nq; i++)
+            c->d.fgrid[i] = c->md.KW[(size_t)i * nk] * v + c->d.tail[i];
+    else
+        rk_fir(c, rk_view(c), 0, nk, c->d.fgrid);
+    rk_fir(c, rk_view(c), 1, nk - 1, c->d.tail);
+}
+
+static void rk_start(instance *c) {
+    const hfn_model *md = &c->md;
+    memset(c->d.hist, 0, 2 * (size_t)md->nk * sizeof(double));
+    memset(c->d.fgrid, 0, md->nq * sizeof(double));
+    memset(c->d.tail, 0, md->nq * sizeof(double));
+    *c->d.hist_pos = 0.0;
+    *c->d.grid_index = 0.0;
+    *c->d.rk_time = *c->d.t0;
+    if (md->has_input) rk_record(c, c->d.u[md->in_index], 1); /* calm sea before t0 */
+}
+
+/* The excitation by the elevation input at s after the newest grid time, input u held:
+ * linear between the grid FIR and the one a sample later. */
+static void rk_excitation(const instance *c, double s, double u, double *out) {
+    uint32_t i, nk = c->md.nk;
+    double a;
+    if (s <= 0.0) { memcpy(out, c->d.fgrid, c->md.nq * sizeof(double)); return; }
+    a = s / c->md.dt;
+    for (i = 0; i < c->md.nq; i++)
+        out[i] = (1.0 - a) * c->d.fgrid[i] + a * (c->md.KW[(size_t)i * nk] * u + c->d.tail[i]);
+}
+
+/* The elevation at s after the newest grid time: the input received preview s before. */
+static double rk_elevation(const instance *c, double s, double u) {
+    const double *h = rk_view(c);
+    double x = c->md.preview_steps - s / c->md.dt, a;
+    uint32_t i;
+    if (x < 0.0) { a = fmin(1.0, -x); return (1.0 - a) * h[0] + a * u; }
+    if (!(x < (double)(c->md.nk - 1u))) return h[c->md.nk - 1u];
+    i = (uint32_t)x;
+    a = x - (double)i;
+    return (1.0 - a) * h[i] + a * h[i + 1];
+}
+
+/* The DOF forces of the drag (rk_gd) and of the elevation input (rk_ge) at (t, s, y). */
+static void rk_forces(instance *c, double t, double s, const double *y) {
+    const hfn_model *md = &c->md;
+    uint32_t i, j, n = md->n, nq = md->nq;
+    if (md->has_drag) {
+        for (i = 0; i < nq; i++) {
+            const double *row = md->V + (size_t)i * n;
+            double v = 0.0;
+            for (j = 0; j < n; j++) v += row[j] * y[j];
+            c->rk_v[i] = v;
+        }
+        for (i = 0; i < nq; i++) {
+            const double *row = md->BL + (size_t)i * nq;
+            double f = 0.0, v = c->rk_v[i];
+            for (j = 0; j < nq; j++) f += row[j] * c->rk_v[j];
+            c->rk_gd[i] = -f - md->BQ[i] * v * fabs(v);
+        }
+    }
+    if (md->has_input) {
+        double rw = half_cosine(t - *c->d.t0, md->wave_ramp);
+        rk_excitation(c, s, c->d.u[md->in_index], c->rk_ge);
+        for (i = 0; i < nq; i++) c->rk_ge[i] *= rw;
+    }
+}
+
+/* dy = F y + G [u; 1] + ramp Re(sum X_k p_k) + EG (g_drag + g_exc) at (t, s, y, p). */
+static void rk_deriv(instance *c, double t, double s, const double *y, const double *pre,
+                     const double *pim, double *dy) {
+    const hfn_model *md = &c->md;
+    uint32_t i, j, q, n = md->n, nq = md->nq, na = md->nact;
+    for (i = 0; i < n; i++) {
+        const double *row = md->F + (size_t)i * n;
+        double sum = 0.0;
+        for (j = 0; j < n; j++) sum += row[j] * y[j];
+        dy[i] = sum + c->rk_b[i];
+    }
+    if (md->k) {
+        double rf = half_cosine(t - *c->d.t0, md->ramp_time) * *c->d.scale;
+        if (rf != 0.0) {
+            double *acc = c->acc;
+            for (i = 0; i < na; i++) acc[i] = 0.0;
+            for (q = 0; q < md->k; q++) {
+                const double *xr = md->xc[0] + (size_t)q * na, *xi = md->xc[1] + (size_t)q * na;
+                double re = pre[q], im = pim[q];
+                for (i = 0; i < na; i++) acc[i] += xr[i] * re - xi[i] * im;
+            }
+            for (i = 0; i < na; i++) dy[md->act[i]] += rf * acc[i];
+        }
+    }
+    if (md->has_drag || md->has_input) {
+        rk_forces(c, t, s, y);
+        for (i = 0; i < nq; i++)
+            c->rk_g[i] = (md->has_drag ? c->rk_gd[i] : 0.0) + (md->has_input ? c->rk_ge[i] : 0.0);
+        for (i = 0; i < n; i++) {
+            const double *row = md->EG + (size_t)i * nq;
+            double f = 0.0;
+            for (j = 0; j < nq; j++) f += row[j] * c->rk_g[j];
+            dy[i] += f;
+        }
+    }
+}
+
+/* One classical RK4 step from (t, x) by h into xnew; the phasors at t + h into pe. */
+static void rk_step(instance *c, double t, double h, double t_grid) {
+    static const double B[4] = {1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0};
+    const hfn_model *md = &c->md;
+    uint32_t i, q, n = md->n;
+    const double *y = c->d.x;
+    double **k = c->rk_k, tm = t + 0.5 * h, te = t + 1.0 * h;
+    if (h != c->rot_h) {
+        for (q = 0; q < md->k; q++) cos_sin(md->omega[q] * h, &c->rot_re[q], &c->rot_im[q]);
+        c->rot_h = h;
+    }
+    if (h != c->rot2_h) {
+        for (q = 0; q < md->k; q++) cos_sin(md->omega[q] * (0.5 * h), &c->rot2_re[q], &c->rot2_im[q]);
+        c->rot2_h = h;
+    }
+    for (q = 0; q < md->k; q++) {
+        double a = c->d.p_re[q], b = c->d.p_im[q];
+        c->pm_re[q] = a * c->rot2_re[q] - b * c->rot2_im[q];
+        c->pm_im[q] = a * c->rot2_im[q] + b * c->rot2_re[q];
+        c->pe_re[q] = a * c->rot_re[q] - b * c->rot_im[q];
+        c->pe_im[q] = a * c->rot_im[q] + b * c->rot_re[q];
+    }
+    rk_deriv(c, t, t - t_grid, y, c->d.p_re, c->d.p_im, k[0]);
+    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * (0.5 * k[0][i]);
+    rk_deriv(c, tm, tm - t_grid, c->rk_y, c->pm_re, c->pm_im, k[1]);
+    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * (0.5 * k[1][i]);
+    rk_deriv(c, tm, tm - t_grid, c->rk_y, c->pm_re, c->pm_im, k[2]);
+    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * k[2][i];
+    rk_deriv(c, te, te - t_grid, c->rk_y, c->pe_re, c->pe_im, k[3]);
+    for (i = 0; i < n; i++)
+        c->xnew[i] = y[i] + h * (B[0] * k[0][i] + B[1] * k[1][i] + B[2] * k[2][i] + B[3] * k[3][i]);
+}
+
+/* The internal steps to t_end (Simulator._advance); -1 when the state diverges (at the
+ * time *t_fail, with the step *h_fail and the size *norm), the block then to be restored. */
+static int rk_advance(instance *c, double t_end, double *t_fail, double *h_fail, double *norm) {
+    const hfn_model *md = &c->md;
+    double eps = rk_grid_tolerance(c, t_end), time = *c->d.rk_time;
+    uint32_t i;
+    for (i = 0; i < md->n; i++)
+        c->rk_b[i] = md->G[(size_t)i * (md->m + 1) + md->m];
+    for (i = 0; i < md->n; i++) {
+        const double *row = md->G + (size_t)i * (md->m + 1);
+        uint32_t j;
+        double sum = 0.0;
+        for (j = 0; j < md->m; j++) sum += row[j] * c->d.u[j];
+        c->rk_b[i] += sum;
+    }
+    if (fabs(time - rk_grid_time(c)) <= eps) { /* on the grid: step from the grid time */
+        time = rk_grid_time(c);
+        if (md->has_input) rk_record(c, c->d.u[md->in_index], 0);
+    }
+    while (time < t_end - eps) {
+        double t_grid = rk_grid_time(c), big = 0.0;
+        double t_grid_next = *c->d.t0 + (*c->d.grid_index + 1.0) * md->dt;
+        int on_grid = t_grid_next <= t_end + eps;
+        double t_next = on_grid ? t_grid_next : t_end, h = t_next - time;
+        rk_step(c, time, h, t_grid);
+        for (i = 0; i < md->n; i++) {
+            double a = fabs(c->xnew[i]);
+            if (!(a <= big)) big = a; /* NaN wins */
+        }
+        if (!(big <= md->div_limit)) { *t_fail = t_next; *h_fail = h; *norm = big; return -1; }
+        memcpy(c->d.x, c->xnew, md->n * sizeof(double));
+        memcpy(c->d.p_re, c->pe_re, md->k * sizeof(double));
+        memcpy(c->d.p_im, c->pe_im, md->k * sizeof(double));
+        time = t_next;
+        if (on_grid) {
+            *c->d.grid_index += 1.0;
+            time = rk_grid_time(c);
+            if (md->has_input) rk_record(c, c->d.u[md->in_index], 1);
+        }
+        *c->d.rot_count += 1.0;
+        if (*c->d.rot_count >= RESYNC_STEPS) { phasors_at(c, time); *c->d.rot_count = 0.0; }
+    }
+    *c->d.rk_time = time;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ FMI: life cycle */
 static char *dup_string(const char *s) {
     size_t len = strlen(s);
@@ -745,6 +1053,13 @@ static void free_instance(instance *c) {
     if (!c) return;
     free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew); free(c->xtmp); free(c->acc);
     free(c->fused); free(c->rot_re); free(c->rot_im); free(c->dwork); free(c->ipiv);
+    {
+        int q;
+        double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
+                        c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pm_re, c->pm_im,
+                        c->pe_re, c->pe_im, c->rot2_re, c->rot2_im, c->rk_g2};
+        for (q = 0; q < (int)(sizeof rk / sizeof rk[0]); q++) free(rk[q]);
+    }
     free(c->par_i);
     if (c->par_s) {
         uint32_t i;
@@ -769,7 +1084,7 @@ static void reset_values(instance *c) {
     memcpy(c->d.par_r, md->par_r, md->npr * sizeof(double));
     for (i = 0; i < md->npi; i++) c->par_i[i] = md->par_i[i];
     for (i = 0; i < md->nps; i++) { free(c->par_s[i]); c->par_s[i] = dup_string(md->par_s[i]); }
-    c->cache_h = -1.0; c->cache_hq = -1.0; c->rot_h = -1.0;
+    c->cache_h = -1.0; c->cache_hq = -1.0; c->rot_h = -1.0; c->rot2_h = -1.0;
     c->rot_ramp_re = 1.0; c->rot_ramp_im = 0.0;
     c->cur_fused = NULL;
 }
@@ -856,6 +1171,36 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     c->ipiv = (int *)calloc(nb + 1, sizeof(int));
     c->par_i = (int32_t *)calloc(c->md.npi + 1, sizeof(int32_t));
     c->par_s = (char **)calloc(c->md.nps + 1, sizeof(char *));
+    {
+        size_t n1 = (size_t)c->md.n + 1, q1 = (size_t)c->md.nq + 1, k1 = (size_t)c->md.k + 1;
+        int q;
+        for (q = 0; q < 4; q++) c->rk_k[q] = (double *)calloc(n1, sizeof(double));
+        c->rk_y = (double *)calloc(n1, sizeof(double));
+        c->rk_b = (double *)calloc(n1, sizeof(double));
+        c->rk_g = (double *)calloc(q1, sizeof(double));
+        c->rk_gd = (double *)calloc(q1, sizeof(double));
+        c->rk_ge = (double *)calloc(q1, sizeof(double));
+        c->rk_v = (double *)calloc(q1, sizeof(double));
+        c->rk_g2 = (double *)calloc(2 * q1, sizeof(double));
+        c->rk_save = (double *)calloc(dyn_size(&c->md), sizeof(double));
+        c->pm_re = (double *)calloc(k1, sizeof(double));
+        c->pm_im = (double *)calloc(k1, sizeof(double));
+        c->pe_re = (double *)calloc(k1, sizeof(double));
+        c->pe_im = (double *)calloc(k1, sizeof(double));
+        c->rot2_re = (double *)calloc(k1, sizeof(double));
+        c->rot2_im = (double *)calloc(k1, sizeof(double));
+        if (!c->rk_k[0] || !c->rk_k[1] || !c->rk_k[2] || !c->rk_k[3] || !c->rk_y || !c->rk_b ||
+            !c->rk_g || !c->rk_gd || !c->rk_ge || !c->rk_v || !c->rk_g2 || !c->rk_save ||
+            !c->pm_re || !c->pm_im || !c->pe_re || !c->pe_im || !c->rot2_re || !c->rot2_im) {
+            plain_log(functions, name, "fmi2Instantiate: out of memory");
+            free_instance(c);
+            return NULL;
+        }
+        c->step_limit_index = -1;
+        for (q = 0; q < (int)c->md.npi; q++)
+            if (strcmp(c->md.names[c->md.npr + (uint32_t)q], "max_internal_steps_per_call") == 0)
+                c->step_limit_index = q;
+    }
     if (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->acc || !c->fused || !c->rot_re ||
         !c->rot_im || !c->dwork || !c->ipiv || !c->par_i || !c->par_s) {
         plain_log(functions, name, "fmi2Instantiate: out of memory");
@@ -939,6 +1284,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     *c->d.rot_count = 0.0;
     *c->d.xp_valid = 0.0;
     phasors_at(c, *c->d.t0);
+    if (c->md.rk) rk_start(c);
     compute_outputs(c);
     *c->d.phase = ST_STEP;
     return fmi2OK;
@@ -1203,6 +1549,31 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
         }
     }
     t_end = t + h;
+    if (md->rk) {
+        double t_fail = 0.0, h_fail = 0.0, big = 0.0;
+        double steps = ceil(h / md->dt) + 1.0; /* internal steps, a bound (work_limits) */
+        if (c->step_limit_index >= 0 && steps > (double)c->par_i[c->step_limit_index]) {
+            logf_(c, fmi2Discard, "logStatusDiscard", "fmi2DoStep refused before any work: a "
+                  "step of %.17g s takes %.3g internal steps of %.17g s, above the limit "
+                  "max_internal_steps_per_call = %d; take shorter communication steps or raise "
+                  "the parameter max_internal_steps_per_call", h, steps, md->dt,
+                  (int)c->par_i[c->step_limit_index]);
+            return fmi2Discard;
+        }
+        memcpy(c->rk_save, c->d.block, c->d.size * sizeof(double));
+        if (rk_advance(c, t_end, &t_fail, &h_fail, &big) != 0) {
+            memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
+            logf_(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s failed: "
+                  "the solution diverges at t = %.6g s with time scheme 'rk4' (h = %.3g s, "
+                  "|state| = %.3g > %g); rebuild the FMU with a smaller max_internal_step, and "
+                  "check the mass, stiffness and damping data; the state stays at the start of "
+                  "the step", t, h, t_fail, h_fail, big, md->div_limit);
+            return fmi2Discard;
+        }
+        *c->d.time = t_end;
+        compute_outputs(c);
+        return fmi2OK;
+    }
     {
         /* The phasors and the rotation count change in advance(): saved for a rollback. */
         double saved_r0 = c->d.r[0], saved_r1 = c->d.r[1], saved_count = *c->d.rot_count;
@@ -1336,7 +1707,7 @@ fmi2Status fmi2SetFMUstate(fmi2Component comp, fmi2FMUstate state) {
         return fmi2Error;
     }
     memcpy(c->d.block, s->block, c->d.size * sizeof(double));
-    c->cache_h = -1.0; c->rot_h = -1.0;
+    c->cache_h = -1.0; c->rot_h = -1.0; c->rot2_h = -1.0;
     return fmi2OK;
 }
 
@@ -1431,7 +1802,11 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte data[], si
         ok = isfinite(*v.time) && isfinite(*v.t0) && *v.rot_count >= 0.0 &&
              *v.rot_count < RESYNC_STEPS && (*v.dirty == 0.0 || *v.dirty == 1.0) &&
              (*v.xp_valid == 0.0 || *v.xp_valid == 1.0) &&
-             (*v.xp_seg == 0.0 || *v.xp_seg == 1.0) && isfinite(*v.scale) && *v.scale >= 0.0;
+             (*v.xp_seg == 0.0 || *v.xp_seg == 1.0) && isfinite(*v.scale) && *v.scale >= 0.0 &&
+             isfinite(*v.rk_time) && *v.grid_index >= 0.0 && *v.grid_index < 9007199254740992.0 &&
+             *v.grid_index == floor(*v.grid_index) && *v.hist_pos >= 0.0 &&
+             *v.hist_pos == floor(*v.hist_pos) &&
+             (c->md.nk ? *v.hist_pos < (double)c->md.nk : *v.hist_pos == 0.0);
         for (i = 0; ok && i < c->md.npr; i++)
             ok = c->md.scale_par == i + 1 ? isfinite(v.par_r[i]) && v.par_r[i] >= 0.0
                                           : v.par_r[i] == c->md.par_r[i] ||

@@ -24,7 +24,20 @@
  *     prod (nprod x: u32 i, u32 j, u32 l, f64 coef),
  *     real_par[n_real_par], int_par[n_int_par] (i32),
  *     strings: n_str_par x (u32 length, bytes), parameter names: (n_real+n_int+n_str) x
- *     (u32 length, bytes), guid bytes.
+ *     (u32 length, bytes), guid bytes,
+ *   then (version 2) u32 rk: 1 for the Runge-Kutta mode (quadratic drag, the elevation
+ *     input), then: u32 nq (body DOFs), has_drag, has_input, in_index (the elevation
+ *     input among the inputs), nk (FIR taps), elev_row (the elevation output), f64 dt (the
+ *     internal step), preview_steps (the preview over dt), wave_ramp (s); V[nq*n] (DOF
+ *     velocities of the state), BL[nq*nq], BQ[nq] (drag -BL v - BQ v|v|), EG[n*nq] (a DOF
+ *     force's share of x'), OG[nout*2nq] (the outputs of [drag; excitation]), KW[nq*nk].
+ *
+ * In the Runge-Kutta mode the runtime takes the Python rk4 scheme's internal steps on the
+ * grid t0 + j dt (a partial step to an end off the grid) with
+ *     x' = F x + G [u; 1] + ramp(t) Re(sum_k X_k e^{i w_k t}) + EG (g_drag(x) + g_exc(t))
+ * (X holds the sinusoids' forcing then, not a particular solution), g_exc the FIR of the
+ * elevation input's history on the grid (linear in between), and adds OG [g_drag; g_exc]
+ * and the previewed elevation to the outputs.
  */
 #ifndef HYDROFMU_NATIVE_H
 #define HYDROFMU_NATIVE_H
@@ -33,7 +46,7 @@
 #include <stdint.h>
 
 #define HFN_MAGIC "HFMUNAT1"
-#define HFN_VERSION 1u
+#define HFN_VERSION 2u
 #define HFN_HEADER_WORDS 12u
 
 /* The model read from the blob (read-only after fmi2Instantiate). */
@@ -59,6 +72,12 @@ typedef struct {
     char **par_s;
     char **names; /* npr + npi + nps parameter names */
     char *guid;
+    /* Runge-Kutta mode (see the layout above) */
+    uint32_t rk, nq, has_drag, has_input, in_index, nk, elev_row;
+    double dt, preview_steps, wave_ramp;
+    double *V, *BL, *BQ, *EG, *OG, *KW;
+    uint32_t *og_ptr, *og_idx; /* OG in compressed rows */
+    double *og_val;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
