@@ -47,12 +47,15 @@ def run(fmu: Path, input_name: str, values: list[float], dt: float, tmp: Path,
 
 
 def build_pair(bodies: list[Any], config: dict[str, Any], folder: Path, name: str,
-               scheme: str = "exact") -> tuple[Path, Path]:
-    """(Python FMU with ``time_scheme = scheme``, native FMU) of one configuration."""
+               scheme: str = "exact", platforms: tuple[str, ...] | None = None
+               ) -> tuple[Path, Path]:
+    """(Python FMU with ``time_scheme = scheme``, native FMU) of one configuration (its
+    binaries for ``platforms``, default: every one the build makes)."""
     cfg = copy.deepcopy(config)
     cfg["simulation"]["time_scheme"] = scheme
     native = build_native_fmu(bodies, cfg, folder / f"{name}.fmu", model_name=name,
-                              python_fmu=folder / "python" / f"{name}.fmu")
+                              python_fmu=folder / "python" / f"{name}.fmu",
+                              platforms=platforms)
     return folder / "python" / f"{name}.fmu", native
 
 
