@@ -211,22 +211,30 @@ def test_diverging_step_is_discarded_and_the_state_kept(folder: Path,
         slave.freeInstance()
 
 
-def test_sanitizers_find_nothing_in_rk_mode(elevation: tuple[Path, Path], folder: Path,
-                                            tmp_path: Path) -> None:
-    """The runtime with AddressSanitizer and UndefinedBehaviorSanitizer runs a C host
-    without libpython, the misuse cases and 20,000 seeded random FMI calls on the FMU with
-    the elevation history and drag, with no report."""
-    target = folder / "unpacked elevation"
-    zipfile.ZipFile(elevation[1]).extractall(target)
-    info = {**interface(elevation[1], "wave.elevation_input"),
-            "binary": str(target / "binaries" / "linux64" / "Elevation.so"),
+def _unpacked(fmu: Path, folder: Path, input_name: str) -> dict[str, Any]:
+    target = folder / f"unpacked {fmu.stem}"
+    zipfile.ZipFile(fmu).extractall(target)
+    return {**interface(fmu, input_name),
+            "binary": str(target / "binaries" / "linux64" / f"{fmu.stem}.so"),
             "uri": (target / "resources").as_uri()}
+
+
+def test_sanitizers_find_nothing_in_rk_mode(drag: tuple[Path, Path],
+                                            elevation: tuple[Path, Path], folder: Path,
+                                            tmp_path: Path) -> None:
+    """The runtime with AddressSanitizer and UndefinedBehaviorSanitizer, linked into a C
+    host without libpython: 300 steps of the drag FMU (a surge PTO force of 1e5 N) and its
+    misuse cases, then 20,000 seeded random FMI calls on the FMU with the elevation
+    history and drag (inputs in and out of range), with no report."""
     host = compile_host(tmp_path / "asan_host", "-fsanitize=address,undefined",
                         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", direct=True)
     env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1"}
-    for mode, steps, extra in (("run", 300, ()), ("misuse", 0, ()),
-                               ("fuzz", 20000, ("20261126",))):
+    runs = ((drag[1], "body.F_pto[1]", "run", 300, ()),
+            (drag[1], "body.F_pto[1]", "misuse", 0, ()),
+            (elevation[1], "wave.elevation_input", "fuzz", 20000, ("20261126",)))
+    for fmu, input_name, mode, steps, extra in runs:
+        info = _unpacked(fmu, folder, input_name)
         proc = host_run(host, mode, info, 0.1, steps, *extra, env=env)
         assert proc.returncode == 0, (mode, proc.stdout[-2000:], proc.stderr[-4000:])
         assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr

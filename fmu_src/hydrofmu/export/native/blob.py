@@ -59,6 +59,11 @@ class NativeModel:
     scale_parameter
         1 + the index among the Real parameters of the one that scales every sinusoid (the
         wave height: tunable in the native FMU), 0 for none.
+    rk
+        The Runge-Kutta mode (drag, the elevation input), or ``None``: exact.
+    sine_factor
+        ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
+        the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
     """
 
     y0: NDArray[np.float64]
@@ -84,6 +89,7 @@ class NativeModel:
     guid: str = ""
     scale_parameter: int = 0
     rk: NativeRK | None = None
+    sine_factor: tuple[NDArray[np.complex128], NDArray[np.float64]] | None = None
 
 
 @dataclass
@@ -183,6 +189,13 @@ def write_blob(model: NativeModel) -> bytes:
     out += [_text(s) for s in model.parameter_names]
     out.append(_text(model.guid))
     out += _rk_section(model.rk, n, p)
+    if model.sine_factor is None:
+        out.append(struct.pack("<I", 0))
+    else:
+        sig, omap = model.sine_factor
+        rows = sig.shape[0]
+        out += [struct.pack("<I", rows), _f64(sig.real, (rows, k)), _f64(sig.imag, (rows, k)),
+                _f64(omap, (r, rows))]
     return b"".join(out)
 
 

@@ -171,6 +171,13 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         md->OG = rd_array(&r, (size_t)md->nout * 2 * md->nq);
         md->KW = rd_array(&r, (size_t)md->nq * md->nk);
     }
+    if (!r.bad) md->nfac = rd_u32(&r); /* the outputs' sinusoids factorised, H = O S */
+    if (!r.bad && md->nfac) {
+        if (md->nfac > md->nh) r.bad = 1;
+        md->fs_re = rd_array(&r, (size_t)md->nfac * md->k);
+        md->fs_im = rd_array(&r, (size_t)md->nfac * md->k);
+        md->fo = rd_array(&r, (size_t)md->nh * md->nfac);
+    }
     if (!r.bad && md->rk) { /* OG by rows: each output reads a few of the 2 nq forces */
         size_t nnz = 0, q, w = 2 * (size_t)md->nq;
         for (q = 0; q < (size_t)md->nout * w; q++) nnz += md->OG[q] != 0.0;
@@ -214,7 +221,7 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
             if (!md->xc[s]) { r.bad = 1; break; }
             for (q = 0; src && q < md->k; q++)
                 for (i = 0; i < cnt; i++)
-                    md->xc[s][(size_t)q * cnt + i] = src[(size_t)q * md->n + md->act[i]];
+                    md->xc[s][(size_t)i * md->k + q] = src[(size_t)q * md->n + md->act[i]];
         }
     }
     if (!r.bad) { /* the output map's nonzeros by row: most outputs read a few entries */
@@ -247,7 +254,7 @@ void hfn_model_free(hfn_model *md) {
     double **arrays[] = {&md->y0, &md->u0, &md->F, &md->G, &md->fused0, &md->omega,
                          &md->xs_re, &md->xs_im, &md->C, &md->h_re, &md->h_im, &md->prod_c,
                          &md->par_r, &md->V, &md->BL, &md->BQ, &md->EG, &md->OG, &md->KW,
-                         &md->og_val};
+                         &md->og_val, &md->fs_re, &md->fs_im, &md->fo};
     for (i = 0; i < sizeof arrays / sizeof arrays[0]; i++) { free(*arrays[i]); *arrays[i] = NULL; }
     for (i = 0; i < 3; i++) { free(md->xr_re[i]); free(md->xr_im[i]); md->xr_re[i] = md->xr_im[i] = NULL; }
     free(md->c_ptr); free(md->c_idx); free(md->c_val); free(md->act); md->act = NULL;
@@ -454,7 +461,7 @@ typedef struct {
     double xp1_t;  /* ... at this time (NaN: none) */
     /* Runge-Kutta mode work (not state) */
     double *rk_k[4], *rk_y, *rk_b, *rk_g, *rk_gd, *rk_ge, *rk_v, *rk_save;
-    double *pm_re, *pm_im, *pe_re, *pe_im, *rot2_re, *rot2_im, *rk_g2;
+    double *pm_re, *pm_im, *pe_re, *pe_im, *rot2_re, *rot2_im, *rk_g2, *p3, *sv;
     double rot2_h;
     int32_t step_limit_index; /* the Integer parameter max_internal_steps_per_call, -1: none */
 } instance;
@@ -526,37 +533,48 @@ static void phasors_at(instance *c, double t) {
     else { c->d.r[0] = 1.0; c->d.r[1] = 0.0; }
 }
 
+/* Re(sum_q (xr_q + i xi_q)(pr_q + i pi_q)) over k terms, four partial sums. */
+static double re_dot(const double *xr, const double *xi, const double *pr, const double *pi_,
+                     uint32_t k) {
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    uint32_t q;
+    for (q = 0; q + 2 <= k; q += 2) {
+        s0 += xr[q] * pr[q]; s1 += xi[q] * pi_[q];
+        s2 += xr[q + 1] * pr[q + 1]; s3 += xi[q + 1] * pi_[q + 1];
+    }
+    for (; q < k; q++) { s0 += xr[q] * pr[q]; s1 += xi[q] * pi_[q]; }
+    return (s0 + s2) - (s1 + s3);
+}
+
 /* x_p at the current phasors for segment seg (0: ramp, 1: steady) into xp. */
 static void particular(instance *c, int seg, double *xp) {
     const hfn_model *md = &c->md;
     const double *pre = c->d.p_re, *pim = c->d.p_im;
-    uint32_t q, a, n = md->n, na = md->nact;
-    double *acc = c->acc; /* the active states' sums, contiguous */
+    uint32_t q, a, n = md->n, na = md->nact, k = md->k;
+    double scale = *c->d.scale;
     for (a = 0; a < n; a++) xp[a] = 0.0;
-    for (a = 0; a < na; a++) acc[a] = 0.0;
     if (seg == 1 || !md->has_ramp) {
-        for (q = 0; q < md->k; q++) {
-            const double *xr = md->xc[0] + (size_t)q * na, *xi = md->xc[1] + (size_t)q * na;
-            double re = pre[q], im = pim[q];
-            for (a = 0; a < na; a++) acc[a] += xr[a] * re - xi[a] * im;
-        }
+        for (a = 0; a < na; a++)
+            xp[md->act[a]] = scale * re_dot(md->xc[0] + (size_t)a * k, md->xc[1] + (size_t)a * k,
+                                            pre, pim, k);
     } else {
+        /* p, p r, p conj(r) */
         double rr = c->d.r[0], ri = c->d.r[1];
-        for (q = 0; q < md->k; q++) {
-            /* p, p r, p conj(r) */
-            double pr[3], pi_[3];
-            int s;
-            pr[0] = pre[q]; pi_[0] = pim[q];
-            pr[1] = pre[q] * rr - pim[q] * ri; pi_[1] = pre[q] * ri + pim[q] * rr;
-            pr[2] = pre[q] * rr + pim[q] * ri; pi_[2] = pim[q] * rr - pre[q] * ri;
-            for (s = 0; s < 3; s++) {
-                const double *xr = md->xc[2 + 2 * s] + (size_t)q * na;
-                const double *xi = md->xc[3 + 2 * s] + (size_t)q * na;
-                for (a = 0; a < na; a++) acc[a] += xr[a] * pr[s] - xi[a] * pi_[s];
-            }
+        double *p3 = c->p3;
+        int s;
+        for (q = 0; q < k; q++) {
+            p3[q] = pre[q]; p3[k + q] = pim[q];
+            p3[2 * k + q] = pre[q] * rr - pim[q] * ri; p3[3 * k + q] = pre[q] * ri + pim[q] * rr;
+            p3[4 * k + q] = pre[q] * rr + pim[q] * ri; p3[5 * k + q] = pim[q] * rr - pre[q] * ri;
+        }
+        for (a = 0; a < na; a++) {
+            double sum = 0.0;
+            for (s = 0; s < 3; s++)
+                sum += re_dot(md->xc[2 + 2 * s] + (size_t)a * k, md->xc[3 + 2 * s] + (size_t)a * k,
+                              p3 + 2 * (size_t)s * k, p3 + (2 * (size_t)s + 1) * k, k);
+            xp[md->act[a]] = scale * sum;
         }
     }
-    for (a = 0; a < na; a++) xp[md->act[a]] = *c->d.scale * acc[a];
 }
 
 static double ramp_factor(const instance *c, double t) {
@@ -574,7 +592,7 @@ static double rk_elevation(const instance *c, double s, double u);
 
 static void compute_outputs(instance *c) {
     const hfn_model *md = &c->md;
-    uint32_t i, j, q, nz = md->nz;
+    uint32_t i, j, nz = md->nz;
     double *w = c->w, *out = c->d.out, rf, s_rk = 0.0;
     if (md->rk) { /* on the grid, the elevation input just set is the newest sample */
         s_rk = *c->d.rk_time - rk_grid_time(c);
@@ -590,28 +608,22 @@ static void compute_outputs(instance *c) {
     }
     rf = (md->rk ? half_cosine(*c->d.rk_time - *c->d.t0, md->ramp_time)
                  : ramp_factor(c, *c->d.time)) * *c->d.scale;
-    if (rf != 0.0 && md->k) {
+    if (rf != 0.0 && md->k && md->nfac) { /* H = O S: the r sinusoid signals, then O */
+        const double *pr = c->d.p_re, *pi_ = c->d.p_im;
+        uint32_t k = md->k, r = md->nfac;
+        for (j = 0; j < r; j++)
+            c->sv[j] = re_dot(md->fs_re + (size_t)j * k, md->fs_im + (size_t)j * k, pr, pi_, k);
+        for (i = 0; i < md->nh; i++) {
+            const double *o = md->fo + (size_t)i * r;
+            double s = 0.0;
+            for (j = 0; j < r; j++) s += o[j] * c->sv[j];
+            out[md->hrows[i]] += rf == 1.0 ? s : rf * s;
+        }
+    } else if (rf != 0.0 && md->k) {
         const double *pr = c->d.p_re, *pi_ = c->d.p_im;
         uint32_t k = md->k;
-        for (i = 0; i + 4 <= md->nh; i += 4) { /* four independent sums */
-            const double *a = md->h_re + (size_t)i * k, *b = md->h_im + (size_t)i * k;
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-            for (q = 0; q < k; q++) {
-                double x = pr[q], y = pi_[q];
-                s0 += a[q] * x - b[q] * y;
-                s1 += a[k + q] * x - b[k + q] * y;
-                s2 += a[2 * k + q] * x - b[2 * k + q] * y;
-                s3 += a[3 * k + q] * x - b[3 * k + q] * y;
-            }
-            out[md->hrows[i]] += rf == 1.0 ? s0 : rf * s0;
-            out[md->hrows[i + 1]] += rf == 1.0 ? s1 : rf * s1;
-            out[md->hrows[i + 2]] += rf == 1.0 ? s2 : rf * s2;
-            out[md->hrows[i + 3]] += rf == 1.0 ? s3 : rf * s3;
-        }
-        for (; i < md->nh; i++) {
-            const double *hr = md->h_re + (size_t)i * k, *hi = md->h_im + (size_t)i * k;
-            double s = 0.0;
-            for (q = 0; q < k; q++) s += hr[q] * pr[q] - hi[q] * pi_[q];
+        for (i = 0; i < md->nh; i++) {
+            double s = re_dot(md->h_re + (size_t)i * k, md->h_im + (size_t)i * k, pr, pi_, k);
             out[md->hrows[i]] += rf == 1.0 ? s : rf * s;
         }
     }
@@ -879,7 +891,7 @@ static void rk_forces(instance *c, double t, double s, const double *y) {
 static void rk_deriv(instance *c, double t, double s, const double *y, const double *pre,
                      const double *pim, double *dy) {
     const hfn_model *md = &c->md;
-    uint32_t i, j, q, n = md->n, nq = md->nq, na = md->nact;
+    uint32_t i, j, n = md->n, nq = md->nq, na = md->nact;
     for (i = 0; i < n; i++) {
         const double *row = md->F + (size_t)i * n;
         double sum = 0.0;
@@ -888,16 +900,10 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
     }
     if (md->k) {
         double rf = half_cosine(t - *c->d.t0, md->ramp_time) * *c->d.scale;
-        if (rf != 0.0) {
-            double *acc = c->acc;
-            for (i = 0; i < na; i++) acc[i] = 0.0;
-            for (q = 0; q < md->k; q++) {
-                const double *xr = md->xc[0] + (size_t)q * na, *xi = md->xc[1] + (size_t)q * na;
-                double re = pre[q], im = pim[q];
-                for (i = 0; i < na; i++) acc[i] += xr[i] * re - xi[i] * im;
-            }
-            for (i = 0; i < na; i++) dy[md->act[i]] += rf * acc[i];
-        }
+        if (rf != 0.0)
+            for (i = 0; i < na; i++)
+                dy[md->act[i]] += rf * re_dot(md->xc[0] + (size_t)i * md->k,
+                                              md->xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
     if (md->has_drag || md->has_input) {
         rk_forces(c, t, s, y);
@@ -1057,7 +1063,8 @@ static void free_instance(instance *c) {
         int q;
         double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
                         c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pm_re, c->pm_im,
-                        c->pe_re, c->pe_im, c->rot2_re, c->rot2_im, c->rk_g2};
+                        c->pe_re, c->pe_im, c->rot2_re, c->rot2_im, c->rk_g2, c->p3,
+                        c->sv};
         for (q = 0; q < (int)(sizeof rk / sizeof rk[0]); q++) free(rk[q]);
     }
     free(c->par_i);
@@ -1189,9 +1196,12 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         c->pe_im = (double *)calloc(k1, sizeof(double));
         c->rot2_re = (double *)calloc(k1, sizeof(double));
         c->rot2_im = (double *)calloc(k1, sizeof(double));
+        c->p3 = (double *)calloc(6 * k1, sizeof(double));
+        c->sv = (double *)calloc((size_t)c->md.nfac + 1, sizeof(double));
         if (!c->rk_k[0] || !c->rk_k[1] || !c->rk_k[2] || !c->rk_k[3] || !c->rk_y || !c->rk_b ||
             !c->rk_g || !c->rk_gd || !c->rk_ge || !c->rk_v || !c->rk_g2 || !c->rk_save ||
-            !c->pm_re || !c->pm_im || !c->pe_re || !c->pe_im || !c->rot2_re || !c->rot2_im) {
+            !c->pm_re || !c->pm_im || !c->pe_re || !c->pe_im || !c->rot2_re || !c->rot2_im ||
+            !c->p3 || !c->sv) {
             plain_log(functions, name, "fmi2Instantiate: out of memory");
             free_instance(c);
             return NULL;

@@ -30,7 +30,9 @@
  *     input among the inputs), nk (FIR taps), elev_row (the elevation output), f64 dt (the
  *     internal step), preview_steps (the preview over dt), wave_ramp (s); V[nq*n] (DOF
  *     velocities of the state), BL[nq*nq], BQ[nq] (drag -BL v - BQ v|v|), EG[n*nq] (a DOF
- *     force's share of x'), OG[nout*2nq] (the outputs of [drag; excitation]), KW[nq*nk].
+ *     force's share of x'), OG[nout*2nq] (the outputs of [drag; excitation]), KW[nq*nk];
+ *   then u32 r, and if r > 0: S_re[r*k], S_im[r*k], O[nh*r]: the outputs' sinusoids
+ *     factorised, H = O S (r signals: the excitation of each DOF, the elevation).
  *
  * In the Runge-Kutta mode the runtime takes the Python rk4 scheme's internal steps on the
  * grid t0 + j dt (a partial step to an end off the grid) with
@@ -78,6 +80,8 @@ typedef struct {
     double *V, *BL, *BQ, *EG, *OG, *KW;
     uint32_t *og_ptr, *og_idx; /* OG in compressed rows */
     double *og_val;
+    uint32_t nfac;             /* r: the outputs' sinusoids as H = O S (0: H itself) */
+    double *fs_re, *fs_im, *fo; /* S (r x k), O (nh x r) */
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
