@@ -18,8 +18,34 @@ from numpy.typing import NDArray
 from ...runtime.errors import ExportError
 
 MAGIC = b"HFMUNAT1"
-VERSION = 1
+VERSION = 2
 HEADER_WORDS = 12
+
+
+@dataclass
+class TunableMatrices:
+    """A tunable parameter the matrices are affine in (a PTO's damping or stiffness):
+    ``F = F0 + (p - p0) df`` and likewise ``G``, ``C``.
+
+    Attributes
+    ----------
+    name
+        FMU parameter name.
+    value
+        Its build value ``p0``, in its unit.
+    df, dg, dc
+        Derivatives of ``F`` (n, n), ``[G, c]`` (n, m + 1) and the output map ``C``
+        (p, n + m + 1) per unit of the parameter (1/s per unit, ...).
+    index
+        Its index among the Real parameters (value reference; set by the build).
+    """
+
+    name: str
+    value: float
+    df: NDArray[np.float64]
+    dg: NDArray[np.float64]
+    dc: NDArray[np.float64]
+    index: int = -1
 
 
 @dataclass
@@ -83,6 +109,21 @@ class NativeModel:
     parameter_names: list[str] = field(default_factory=list)
     guid: str = ""
     scale_parameter: int = 0
+    forcing: NDArray[np.complex128] | None = None
+    tunables: list[TunableMatrices] = field(default_factory=list)
+
+
+def _sparse(a: NDArray, shape: tuple[int, ...]) -> bytes:
+    """u32 count, then (u32 row, u32 column, f64 value) per nonzero, row-major order."""
+    arr = np.asarray(a, dtype=float)
+    if arr.shape != shape:
+        raise ExportError(f"native model array of shape {arr.shape}, expected {shape}",
+                          value=arr.shape)
+    rows, cols = np.nonzero(arr)
+    out = [struct.pack("<I", rows.size)]
+    out += [struct.pack("<IId", int(i), int(j), float(arr[i, j]))
+            for i, j in zip(rows, cols, strict=True)]
+    return b"".join(out)
 
 
 def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
@@ -126,6 +167,19 @@ def write_blob(model: NativeModel) -> bytes:
     out += [_text(s) for s in model.str_parameters]
     out += [_text(s) for s in model.parameter_names]
     out.append(_text(model.guid))
+    # Version 2: the tunable matrix parameters (u32 count; if any: the forcing, then per
+    # parameter its Real index and the sparse dF, dG, dC).
+    out.append(struct.pack("<I", len(model.tunables)))
+    if model.tunables:
+        forcing = (np.zeros((k, n), dtype=complex) if model.forcing is None
+                   else np.asarray(model.forcing))
+        out += [_f64(forcing.real, (k, n)), _f64(forcing.imag, (k, n))]
+    for tun in model.tunables:
+        if not 0 <= tun.index < len(model.real_parameters):
+            raise ExportError(f"tunable parameter '{tun.name}' has no Real index",
+                              value=tun.index)
+        out += [struct.pack("<I", tun.index), _sparse(tun.df, (n, n)),
+                _sparse(tun.dg, (n, m + 1)), _sparse(tun.dc, (p, nz))]
     return b"".join(out)
 
 

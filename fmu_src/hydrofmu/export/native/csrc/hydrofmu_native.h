@@ -25,6 +25,13 @@
  *     real_par[n_real_par], int_par[n_int_par] (i32),
  *     strings: n_str_par x (u32 length, bytes), parameter names: (n_real+n_int+n_str) x
  *     (u32 length, bytes), guid bytes.
+ *   version 2 appends the tunable matrix parameters (a linear PTO's damping and stiffness:
+ *   F, G = [G, c] and C are affine in each, p enters as F = F0 + (p - p0) dF, p0 its start
+ *   value among real_par):
+ *     u32 ntun; if ntun > 0: forcing_re[k*n], forcing_im[k*n] (the sinusoids' forcing in
+ *     state space at the build's wave height: (i w_k I - F) X_k = forcing_k); then per
+ *     parameter: u32 index among the Real parameters, and dF, dG, dC as sparse lists
+ *     (u32 count, then count x (u32 row, u32 column, f64 value)), of the shapes of F, G, C.
  */
 #ifndef HYDROFMU_NATIVE_H
 #define HYDROFMU_NATIVE_H
@@ -33,7 +40,7 @@
 #include <stdint.h>
 
 #define HFN_MAGIC "HFMUNAT1"
-#define HFN_VERSION 1u
+#define HFN_VERSION 2u
 #define HFN_HEADER_WORDS 12u
 
 /* The model read from the blob (read-only after fmi2Instantiate). */
@@ -59,6 +66,14 @@ typedef struct {
     char **par_s;
     char **names; /* npr + npi + nps parameter names */
     char *guid;
+    /* version 2: the tunable matrix parameters */
+    uint32_t ntun;
+    uint32_t *tun_idx;  /* ntun: index among the Real parameters */
+    uint32_t *tun_ptr;  /* 3 ntun + 1: entries of parameter j's dF, dG, dC (s = 0, 1, 2) are
+                         * tun_ptr[3 j + s] .. tun_ptr[3 j + s + 1] - 1 */
+    uint32_t *tun_row, *tun_col;
+    double *tun_val;
+    double *forc_re, *forc_im; /* k x n */
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
@@ -74,6 +89,13 @@ int hfn_expm(int n, const double *a, double *out, double *work, int *ipiv);
  * work: (n + p)^2 * 8 doubles, ipiv: n + p ints. */
 int hfn_discretize(int n, int p, const double *f, const double *g, double h, double *fused,
                    double *work, int *ipiv);
+
+/* The particular solution of one sinusoid: (i w I - F) x = b, complex, F n x n row-major,
+ * by LU with partial pivoting. work: 2 n^2 + 2 n doubles, ipiv: n ints. Returns 0, or -1
+ * when i w I - F is singular to working precision (a pivot below n eps ||i w I - F||_1: a
+ * resonance) or the solution is not finite. */
+int hfn_particular(int n, const double *f, double w, const double *b_re, const double *b_im,
+                   double *x_re, double *x_im, double *work, int *ipiv);
 
 /* h rounded to 12 significant digits (as hydrofmu.lti.quantized_step). */
 double hfn_quantized_step(double h);
