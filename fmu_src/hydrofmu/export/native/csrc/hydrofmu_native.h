@@ -11,6 +11,9 @@
  * with the phasors e^{i w_k t} advanced by rotation (no trigonometry per step). A step
  * length other than the precomputed one is discretised here (Pade [13/13] scaling and
  * squaring of Van Loan's block matrix). It knows no physics: Python assembled everything.
+ * The tunable matrix parameters (a linear PTO's damping and stiffness) enter F, G and C
+ * affinely with stored derivatives: after a change the runtime rebuilds them, discretises
+ * the step and solves (i w I - F) X = forcing again (complex LU) before the next step.
  *
  * Blob layout (version 1, all integers uint32 little-endian, reals IEEE binary64 LE):
  *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
