@@ -33,15 +33,19 @@ def main(request_path: str) -> None:
     fmu.instantiate()
     start = float(req.get("start", 0.0))
     fmu.setupExperiment(startTime=start)
+    changes: dict[int, list[tuple[str, float]]] = {}
+    for k, name, value in req.get("changes", []):  # step -1: in initialization mode
+        changes.setdefault(int(k), []).append((name, value))
+    vrs = {v.name: v.valueReference for v in md.modelVariables}
     fmu.enterInitializationMode()
+    for name, value in changes.get(-1, []):
+        fmu.setReal([vrs[name]], [value])
     fmu.exitInitializationMode()
     rows = [fmu.getReal(vr_out)]
     t, dt = start, float(req["dt"])
-    changes = {int(k): (name, value) for k, name, value in req.get("changes", [])}
-    vrs = {v.name: v.valueReference for v in md.modelVariables}
     for k, value in enumerate(req["values"]):
-        if k in changes:  # a tunable parameter changed before step k
-            fmu.setReal([vrs[changes[k][0]]], [changes[k][1]])
+        for name, change in changes.get(k, []):  # tunable parameters changed before step k
+            fmu.setReal([vrs[name]], [change])
         fmu.setReal([vr_in], [value])
         fmu.doStep(currentCommunicationPoint=t, communicationStepSize=dt)
         t = start + (k + 1) * dt

@@ -28,7 +28,8 @@ RUNTIME = Path(hydrofmu.__file__).parent / "export" / "native" / "csrc"
 def run(fmu: Path, input_name: str, values: list[float], dt: float, tmp: Path,
         changes: list[tuple[int, str, float]] = (), start: float = 0.0) -> dict:
     """Drive ``fmu`` in an isolated interpreter; its outputs after every step (``changes``:
-    ``(step, parameter, value)`` set before that step)."""
+    ``(step, parameter, value)`` set before that step, several per step in their order;
+    step -1: in initialization mode)."""
     tag = f"{fmu.stem}_{len(values)}_{dt:g}_{len(changes)}_{start:g}"
     unpack = tmp / f"unpack_{tag}"
     unpack.mkdir(exist_ok=True)

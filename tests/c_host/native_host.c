@@ -1,6 +1,6 @@
 /* A C master for the native FMU (tests/test_native_fmu.py), no Python anywhere.
  *
- * usage: native_host MODE BINARY RESOURCE_URI GUID VR_IN N_OUT VR_OUT0 DT STEPS [SEED]
+ * usage: native_host MODE BINARY RESOURCE_URI GUID VR_IN N_OUT VR_OUT0 DT STEPS [SEED|PAR_VR]
  *   MODE run:    steps STEPS times by DT with the input VR_IN = 1e5 sin(0.3 t) and prints
  *                "Y t y_0 ... y_{N_OUT-1}" (outputs VR_OUT0 .. VR_OUT0 + N_OUT - 1, %.17g);
  *                then "MAPS libpython=<0|1>" from /proc/self/maps (Linux).
@@ -9,6 +9,8 @@
  *   MODE fuzz:   SEED-ed random sequence of STEPS FMI calls, arguments in and out of
  *                range; each status is checked against the state machine; prints "OK".
  *   MODE bench:  like run without printing; prints "US_PER_STEP <value>".
+ *   run and bench with PAR_VR: that tunable parameter set to 1e5, 2e5, 3e5 or 4e5 every 50
+ *                steps (the runtime rebuilds its matrices before the next step).
  * Any unexpected status prints "FAIL <what>" and exits 2.
  *
  * Built with -DDIRECT_LINK the FMU's source is linked in (for the sanitizer build);
@@ -424,7 +426,8 @@ int main(int argc, char **argv) {
     double dt, y[4096];
     long steps, k;
     if (argc < 10) {
-        fprintf(stderr, "usage: %s MODE BINARY URI GUID VR_IN N_OUT VR_OUT0 DT STEPS [SEED]\n",
+        fprintf(stderr, "usage: %s MODE BINARY URI GUID VR_IN N_OUT VR_OUT0 DT STEPS "
+                "[SEED (fuzz) | PAR_VR (run, bench)]\n",
                 argv[0]);
         return 64;
     }
@@ -464,6 +467,11 @@ int main(int argc, char **argv) {
 #endif
             double u = 1e5 * sin(0.3 * t);
             EXPECT(f.set_real(c, &vr_in, 1, &u), fmi2OK);
+            if (argc > 10 && k % 50 == 25) { /* run/bench PAR_VR: a tunable parameter changed */
+                fmi2ValueReference par = (fmi2ValueReference)strtoul(argv[10], NULL, 10);
+                double v = 1e5 * (double)(1 + (k / 50) % 4);
+                EXPECT(f.set_real(c, &par, 1, &v), fmi2OK);
+            }
             EXPECT(f.do_step(c, t, dt, fmi2True), fmi2OK);
             t = (double)(k + 1) * dt;
             EXPECT(f.get_real(c, outs, n_out, y), fmi2OK);

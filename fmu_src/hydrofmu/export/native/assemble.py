@@ -18,6 +18,8 @@ Build time only.
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -29,7 +31,7 @@ from ...runtime.linear.lti import discretize, particular_solution, quantized_ste
 from ...runtime.linear.model import LinearModel
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.outputs import map_rows
-from .blob import NativeModel, NativeRK
+from .blob import NativeModel, NativeRK, TunableMatrices
 
 #: How a refused model is told to change.
 FIX = ("use radiation.method = 'state_space' (or 'constant') and linear moorings (quadratic "
@@ -133,12 +135,14 @@ def _hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: N
         rows_h = jf @ fc_h
         c[sl] = rows_z
         h[sl] = rows_h
-        if not bad:
-            continue
         # A linear PTO: outputs [F, -F g.v] (g: the PTO coordinate's gradient, a body DOF
-        # or a joint's relative motion); the power is a product of two outputs.
+        # or a joint's relative motion); the power is a product of two outputs (also when
+        # both its coefficients are 0 at build: they are tunable).
         gradient = getattr(part, "gradient", None)
-        if getattr(part, "kind", "") != "pto.linear" or bad != [1] or gradient is None:
+        pto = getattr(part, "kind", "") == "pto.linear" and gradient is not None
+        if not bad and not pto:
+            continue
+        if not pto or bad not in ([1], []):
             names = ", ".join(sim.output_names(sim.bodies, sim.config)[sl][b] for b in bad)
             raise ExportError(f"the outputs {names} of part '{part.kind}' are not linear in "
                               "the state and inputs: the native FMU cannot compute them; "
@@ -213,7 +217,86 @@ def sine_factor(sim: Any, model: LinearModel, h_rows: NDArray, h: NDArray
     return sig, omap
 
 
-def native_model(sim: Any, step: float) -> NativeModel:
+def _snapshot(sim: Any) -> SimpleNamespace:
+    """The full (unreduced) matrices of ``sim`` at its current parameters: ``f``,
+    ``g = [G, c]``, the output map ``c`` of ``[y, u, 1]`` and ``h`` (hybrid parts folded
+    in), ``products``, and what must not depend on a tunable matrix parameter."""
+    model: LinearModel = sim.linear_model
+    omap = sim.output_map
+    if omap is None:
+        raise ExportError("the linear output map of this model disagrees with the "
+                          "part-by-part assembly (see the simulator's warnings: "
+                          f"{sim.warnings}); the native FMU cannot be built", value=None)
+    c = np.array(omap.c, dtype=float)
+    h = np.array(omap.h, dtype=complex)
+    products = _hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
+    return SimpleNamespace(
+        f=np.array(model.f, dtype=float),
+        g=np.concatenate([model.g, model.c[:, None]], axis=1), c=c, h=h, products=products,
+        omega=np.array(model.omega, dtype=float), forcing=np.array(model.forcing),
+        ramp_time=float(model.ramp_time), y0=np.array(sim.y, dtype=float))
+
+
+#: Agreement required of a tunable parameter's matrices at a third value with the affine
+#: map through the first two, relative to each matrix's largest entry: the assembly is
+#: affine in a PTO coefficient up to the rounding of its sums (a few 1e-16 of the entries,
+#: amplified by at most 2 |p - p0| / delta <= 6 here); 1e-10 is far above that and far
+#: below any nonlinearity worth the name.
+AFFINE_TOLERANCE = 1e-10
+
+
+def _matrix_derivatives(sim: Any, name: str, base: SimpleNamespace
+                        ) -> tuple[NDArray, NDArray, NDArray] | str:
+    """``(dF, dG, dC)`` of the tunable parameter ``name`` (per unit of it), or why it is not
+    affine. ``sim`` is re-tuned at two other values and set back (checked)."""
+    p0 = float(sim.parameters[name])
+
+    def at(value: float) -> SimpleNamespace:
+        sim.set_parameter(name, value)
+        return _snapshot(sim)
+
+    def diff(a: SimpleNamespace, dp: float) -> tuple[NDArray, NDArray, NDArray]:
+        return ((a.f - base.f) / dp, (a.g - base.g) / dp, (a.c - base.c) / dp)
+
+    try:
+        # A first probe for the scale; then delta (a power of 2) at least the size that
+        # makes delta dF comparable to F: the difference keeps the derivative to round-off.
+        p1 = p0 + max(abs(p0), 1.0)
+        d1 = diff(at(p1), p1 - p0)
+        ratio = max((float(np.max(np.abs(b))) / float(np.max(np.abs(d)))
+                     for b, d in zip((base.f, base.g, base.c), d1, strict=True)
+                     if np.any(d != 0.0)), default=1.0)
+        delta = 2.0 ** math.ceil(math.log2(max(abs(p0), 1.0, ratio)))
+        p1 = p0 + delta
+        one = at(p1)
+        d = diff(one, p1 - p0)
+        p2 = p0 + 3.0 * delta
+        two = at(p2)
+    except (ConfigError, ExportError) as exc:
+        sim.set_parameter(name, p0)
+        return f"re-tuning it fails ({exc})"
+    sim.set_parameter(name, p0)
+    back = _snapshot(sim)
+    for probe in (one, two, back):
+        same = (np.array_equal(probe.omega, base.omega)
+                and np.array_equal(probe.forcing, base.forcing)
+                and probe.ramp_time == base.ramp_time and np.array_equal(probe.y0, base.y0)
+                and np.array_equal(probe.h, base.h) and probe.products == base.products)
+        if not same:
+            return ("it changes the sinusoids, the direct sinusoid outputs, the initial "
+                    "state or the output products, not only F, G and C")
+    if not (np.array_equal(back.f, base.f) and np.array_equal(back.g, base.g)
+            and np.array_equal(back.c, base.c)):
+        return "the model re-tuned to its build value differs from the built one"
+    for b, dm, got in zip((base.f, base.g, base.c), d, (two.f, two.g, two.c), strict=True):
+        want = b + (p2 - p0) * dm
+        if np.max(np.abs(got - want), initial=0.0) > AFFINE_TOLERANCE * max(
+                float(np.max(np.abs(got), initial=0.0)), 1e-300):
+            return "the model's matrices are not affine in it"
+    return d
+
+
+def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeModel:
     """The matrices of ``sim`` (initialized; linear) for the native runtime.
 
     Parameters
@@ -224,6 +307,11 @@ def native_model(sim: Any, step: float) -> NativeModel:
         start time.
     step
         The communication step to precompute, s (others are discretised at run time).
+    tunable
+        Tunable Real parameters to keep tunable natively (the PTO coefficients): each one's
+        derivatives of ``F``, ``G`` and ``C`` are stored when the matrices are affine in it
+        (checked at a third value); the others are left out of
+        :attr:`NativeModel.tunables` with a warning (the build declares them fixed).
 
     Raises
     ------
@@ -236,16 +324,24 @@ def native_model(sim: Any, step: float) -> NativeModel:
         raise ExportError(why, value=[p.kind for p in sim.parts])
     model: LinearModel = sim.linear_model
     nonlinear = _not_linear(sim)
-    if nonlinear:
+    if nonlinear:  # the Runge-Kutta mode: its PTO coefficients stay fixed
+        for name in tunable:
+            warnings.warn(f"parameter '{name}' is fixed in the native FMU: with quadratic drag "
+                          "or the elevation input (the Runge-Kutta mode) only the wave height "
+                          "stays tunable", stacklevel=2)
         return _rk_model(sim, model, nonlinear)
-    omap = sim.output_map
-    if omap is None:
-        raise ExportError("the linear output map of this model disagrees with the "
-                          "part-by-part assembly (see the simulator's warnings: "
-                          f"{sim.warnings}); the native FMU cannot be built", value=None)
+    base = _snapshot(sim)
+    derivatives: list[tuple[str, tuple[NDArray, NDArray, NDArray]]] = []
+    for name in tunable:
+        got = _matrix_derivatives(sim, name, base)
+        if isinstance(got, str):
+            warnings.warn(f"parameter '{name}' is fixed in the native FMU: {got}",
+                          stacklevel=2)
+        else:
+            derivatives.append((name, got))
+    model = sim.linear_model
     n_state = sim.y.size
-    f = model.f
-    g = np.concatenate([model.g, model.c[:, None]], axis=1)
+    f, g = base.f, base.g
     hq = quantized_step(step)
     phi, gam0, _ = discretize(f, g, hq)
     eye = np.eye(n_state)
@@ -261,12 +357,13 @@ def native_model(sim: Any, step: float) -> NativeModel:
                       particular_solution(f, eye, omega - nu, quarter))
     except ConfigError as exc:
         raise ExportError(f"the native FMU cannot be built: {exc}", value=exc.value) from exc
-    c = np.array(omap.c, dtype=float)
-    h = np.array(omap.h, dtype=complex)
-    products = _hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
+    c, h, products = base.c, base.h, base.products
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
-    y0 = np.array(sim.y, dtype=float)
-    keep = np.flatnonzero(live_states(f, g, y0, model.forcing))
+    y0 = base.y0
+    # Live: the closure over every value of the tunable parameters (their sparsity union).
+    f_any = np.abs(f) + sum((np.abs(d[0]) for _, d in derivatives), np.zeros_like(f))
+    g_any = np.abs(g) + sum((np.abs(d[1]) for _, d in derivatives), np.zeros_like(g))
+    keep = np.flatnonzero(live_states(f_any, g_any, y0, model.forcing))
     cols = np.concatenate([keep, np.arange(n_state, c.shape[1])])  # [x_live, u, 1]
     fused = np.concatenate([phi, gam0], axis=1)
     return NativeModel(
@@ -278,6 +375,10 @@ def native_model(sim: Any, step: float) -> NativeModel:
         ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, sine_factor=sine_factor(sim, model, rows, h[rows]),
+        forcing=np.array(model.forcing)[:, keep],
+        tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),
+                                  df=d[0][np.ix_(keep, keep)], dg=d[1][keep], dc=d[2][:, cols])
+                  for name, d in derivatives],
     )
 
 

@@ -23,6 +23,32 @@ HEADER_WORDS = 12
 
 
 @dataclass
+class TunableMatrices:
+    """A tunable parameter the matrices are affine in (a PTO's damping or stiffness):
+    ``F = F0 + (p - p0) df`` and likewise ``G``, ``C``.
+
+    Attributes
+    ----------
+    name
+        FMU parameter name.
+    value
+        Its build value ``p0``, in its unit.
+    df, dg, dc
+        Derivatives of ``F`` (n, n), ``[G, c]`` (n, m + 1) and the output map ``C``
+        (p, n + m + 1) per unit of the parameter (1/s per unit, ...).
+    index
+        Its index among the Real parameters (value reference; set by the build).
+    """
+
+    name: str
+    value: float
+    df: NDArray[np.float64]
+    dg: NDArray[np.float64]
+    dc: NDArray[np.float64]
+    index: int = -1
+
+
+@dataclass
 class NativeModel:
     """Everything the C runtime steps (shapes: n states, m inputs, p outputs, k sinusoids).
 
@@ -90,6 +116,8 @@ class NativeModel:
     scale_parameter: int = 0
     rk: NativeRK | None = None
     sine_factor: tuple[NDArray[np.complex128], NDArray[np.float64]] | None = None
+    forcing: NDArray[np.complex128] | None = None
+    tunables: list[TunableMatrices] = field(default_factory=list)
 
 
 @dataclass
@@ -147,6 +175,19 @@ def _rk_section(rk: NativeRK | None, n: int, p: int) -> list[bytes]:
             _f64(rk.og, (p, 2 * q)), _f64(rk.kw if rk.has_input else np.zeros((q, 0)), (q, nk))]
 
 
+def _sparse(a: NDArray, shape: tuple[int, ...]) -> bytes:
+    """u32 count, then (u32 row, u32 column, f64 value) per nonzero, row-major order."""
+    arr = np.asarray(a, dtype=float)
+    if arr.shape != shape:
+        raise ExportError(f"native model array of shape {arr.shape}, expected {shape}",
+                          value=arr.shape)
+    rows, cols = np.nonzero(arr)
+    out = [struct.pack("<I", rows.size)]
+    out += [struct.pack("<IId", int(i), int(j), float(arr[i, j]))
+            for i, j in zip(rows, cols, strict=True)]
+    return b"".join(out)
+
+
 def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
     arr = np.asarray(a, dtype="<f8")
     if arr.shape != shape:
@@ -196,6 +237,19 @@ def write_blob(model: NativeModel) -> bytes:
         rows = sig.shape[0]
         out += [struct.pack("<I", rows), _f64(sig.real, (rows, k)), _f64(sig.imag, (rows, k)),
                 _f64(omap, (r, rows))]
+    # Version 2: the tunable matrix parameters (u32 count; if any: the forcing, then per
+    # parameter its Real index and the sparse dF, dG, dC).
+    out.append(struct.pack("<I", len(model.tunables)))
+    if model.tunables:
+        forcing = (np.zeros((k, n), dtype=complex) if model.forcing is None
+                   else np.asarray(model.forcing))
+        out += [_f64(forcing.real, (k, n)), _f64(forcing.imag, (k, n))]
+    for tun in model.tunables:
+        if not 0 <= tun.index < len(model.real_parameters):
+            raise ExportError(f"tunable parameter '{tun.name}' has no Real index",
+                              value=tun.index)
+        out += [struct.pack("<I", tun.index), _sparse(tun.df, (n, n)),
+                _sparse(tun.dg, (n, m + 1)), _sparse(tun.dc, (p, nz))]
     return b"".join(out)
 
 

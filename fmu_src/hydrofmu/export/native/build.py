@@ -11,7 +11,11 @@ description is the Python FMU's (same names, units, causalities, value reference
 - the tunable parameters declared ``fixed`` (the native runtime steps matrices computed at
   build: a parameter other than its build value is refused with a message naming the
   rebuild), except ``wave.height``, which scales every sinusoid (as the Python FMU scales
-  its wave by height / built height) when the wave was built at a height other than 0;
+  its wave by height / built height) when the wave was built at a height other than 0,
+  and the linear PTOs' ``pto.<name>.damping`` and ``pto.<name>.stiffness``: ``F``, ``G``
+  and the output map are affine in them (checked at build), their derivatives are stored
+  and the runtime re-discretises and solves for the particular solutions again when one
+  changes;
 - ``time_scheme`` = ``exact`` (the only scheme of the native runtime);
 - ``<SourceFiles>`` listing the C runtime, shipped in ``sources/``.
 
@@ -128,6 +132,21 @@ def scalable(sim: Any) -> bool:
     return kinds == {"wave_excitation"} and height != 0.0 and sim.linear_model.omega.size > 0
 
 
+#: Tunable parameters the matrices are affine in, kept tunable when the check agrees
+#: (:func:`~hydrofmu.export.native.assemble.native_model`): a linear PTO's coefficients.
+MATRIX_PARAMETER_SUFFIXES = (".damping", ".stiffness")
+
+
+def matrix_parameters(xml: bytes) -> tuple[str, ...]:
+    """The tunable Real parameters of a Python FMU's model description that enter ``F``,
+    ``G`` and ``C`` affinely: ``pto.<name>.damping`` and ``pto.<name>.stiffness``."""
+    variables, _ = _variables(xml)
+    return tuple(v.get("name") for v in variables
+                 if v.get("causality") == "parameter" and v.get("variability") == "tunable"
+                 and v[0].tag == "Real" and v.get("name").startswith("pto.")
+                 and v.get("name").endswith(MATRIX_PARAMETER_SUFFIXES))
+
+
 def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ...] = (),
                              scheme: str = "exact") -> bytes:
     """The Python FMU's model description made the native FMU's (the parameters in
@@ -208,20 +227,24 @@ def build_native_fmu(
         why = refusal(sim)
         if why:
             raise ExportError(why, value=[p.kind for p in sim.parts])
-        tunable = (SCALE_PARAMETER,) if scalable(sim) else ()
-        step = float(config.get("simulation", {}).get("output_interval", 0.1))
-        model = native_model(sim, step)
         with zipfile.ZipFile(py_fmu) as z:
-            xml = native_model_description(z.read("modelDescription.xml"), model_name,
-                                           tunable, "exact" if model.rk is None else "rk4")
+            py_xml = z.read("modelDescription.xml")
+        step = float(config.get("simulation", {}).get("output_interval", 0.1))
+        model = native_model(sim, step, matrix_parameters(py_xml))
+        tunable = ((SCALE_PARAMETER,) if scalable(sim) else ()) + tuple(
+            t.name for t in model.tunables)
+        xml = native_model_description(py_xml, model_name, tunable,
+                                       "exact" if model.rk is None else "rk4")
         params = parameter_values(xml, sim.u.size, model.c.shape[0])
         model.real_parameters = params["real"]
         model.int_parameters = params["int"]
         model.str_parameters = params["str"]
         model.parameter_names = params["names"]
         model.guid = params["guid"]
-        if tunable:
+        if SCALE_PARAMETER in tunable:
             model.scale_parameter = 1 + params["names"].index(SCALE_PARAMETER)
+        for t in model.tunables:
+            t.index = params["names"].index(t.name)
         binaries = compile_all(model_name, work / "bin", platforms)
         built = work / "native.fmu"
         with zipfile.ZipFile(built, "w", zipfile.ZIP_DEFLATED) as z:

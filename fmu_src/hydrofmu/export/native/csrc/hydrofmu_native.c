@@ -194,6 +194,63 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         }
         if (!r.bad) md->og_ptr[md->nout] = (uint32_t)nnz;
     }
+    if (!r.bad) { /* version 2: the tunable matrix parameters */
+        uint32_t j, q, total = 0;
+        const reader mark = r;
+        md->ntun = rd_u32(&r);
+        if (md->ntun > md->npr) r.bad = 1;
+        if (md->ntun && !r.bad) {
+            md->forc_re = rd_array(&r, (size_t)md->k * md->n);
+            md->forc_im = rd_array(&r, (size_t)md->k * md->n);
+        }
+        /* First pass: the counts, to allocate once. */
+        for (j = 0; j < md->ntun && !r.bad; j++) {
+            rd_u32(&r);
+            for (q = 0; q < 3 && !r.bad; q++) {
+                uint32_t cnt = rd_u32(&r);
+                if (cnt > r.left / 16) { r.bad = 1; break; }
+                total += cnt;
+                r.p += (size_t)cnt * 16; r.left -= (size_t)cnt * 16;
+            }
+        }
+        if (!r.bad) {
+            uint32_t at = 0;
+            r = mark;
+            rd_u32(&r);
+            if (md->ntun) { r.p += (size_t)16 * md->k * md->n; r.left -= (size_t)16 * md->k * md->n; }
+            md->tun_idx = (uint32_t *)calloc(md->ntun + 1, sizeof(uint32_t));
+            md->tun_ptr = (uint32_t *)calloc(3 * (size_t)md->ntun + 1, sizeof(uint32_t));
+            md->tun_row = (uint32_t *)calloc((size_t)total + 1, sizeof(uint32_t));
+            md->tun_col = (uint32_t *)calloc((size_t)total + 1, sizeof(uint32_t));
+            md->tun_val = (double *)calloc((size_t)total + 1, sizeof(double));
+            if (!md->tun_idx || !md->tun_ptr || !md->tun_row || !md->tun_col || !md->tun_val)
+                r.bad = 1;
+            for (j = 0; j < md->ntun && !r.bad; j++) {
+                md->tun_idx[j] = rd_u32(&r);
+                if (md->tun_idx[j] >= md->npr || md->tun_idx[j] + 1 == md->scale_par ||
+                    !isfinite(md->par_r[md->tun_idx[j]]) || md->par_r[md->tun_idx[j]] < 0.0)
+                    r.bad = 1;
+                for (q = 0; q < 3 && !r.bad; q++) {
+                    uint32_t cnt = rd_u32(&r), e;
+                    uint32_t nrow = q == 2 ? md->nout : md->n;
+                    uint32_t ncol = q == 0 ? md->n : q == 1 ? md->m + 1 : nz;
+                    md->tun_ptr[3 * j + q] = at;
+                    for (e = 0; e < cnt && !r.bad; e++, at++) {
+                        md->tun_row[at] = rd_u32(&r);
+                        md->tun_col[at] = rd_u32(&r);
+                        md->tun_val[at] = rd_f64(&r);
+                        if (md->tun_row[at] >= nrow || md->tun_col[at] >= ncol ||
+                            !isfinite(md->tun_val[at]))
+                            r.bad = 1;
+                    }
+                }
+            }
+            if (!r.bad) md->tun_ptr[3 * md->ntun] = at;
+            for (j = 0; j + 1 < md->ntun && !r.bad; j++) /* one entry per parameter */
+                for (q = j + 1; q < md->ntun; q++)
+                    if (md->tun_idx[j] == md->tun_idx[q]) r.bad = 1;
+        }
+    }
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
     if (md->scale_par > md->npr || (md->scale_par && !(md->par_r[md->scale_par - 1] != 0.0)))
@@ -210,7 +267,8 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                 for (s = 0; s < 3 && md->has_ramp && !used; s++)
                     used = md->xr_re[s][at] != 0.0 || md->xr_im[s][at] != 0.0;
             }
-            if (used) md->act[cnt++] = i;
+            /* with tunable matrices every state may get a particular solution */
+            if (used || md->ntun) md->act[cnt++] = i;
         }
         md->nact = cnt;
         for (s = 0; s < 8 && !r.bad; s++) {
@@ -267,6 +325,8 @@ void hfn_model_free(hfn_model *md) {
     if (md->names) for (i = 0; i < md->npr + md->npi + md->nps; i++) free(md->names[i]);
     free(md->names);
     free(md->guid);
+    free(md->tun_idx); free(md->tun_ptr); free(md->tun_row); free(md->tun_col);
+    free(md->tun_val); free(md->forc_re); free(md->forc_im);
     memset(md, 0, sizeof *md);
 }
 
@@ -397,6 +457,85 @@ double hfn_quantized_step(double h) {
     return strtod(text, NULL);
 }
 
+/* (a + i b) / (c + i d) without overflow of c^2 + d^2 (Smith's algorithm). */
+static void cdiv(double a, double b, double c, double d, double *re, double *im) {
+    if (fabs(c) >= fabs(d)) {
+        double r = d / c, den = c + d * r;
+        *re = (a + b * r) / den; *im = (b - a * r) / den;
+    } else {
+        double r = c / d, den = c * r + d;
+        *re = (a * r + b) / den; *im = (b * r - a) / den;
+    }
+}
+
+int hfn_particular(int n, const double *f, double w, const double *b_re, const double *b_im,
+                   double *x_re, double *x_im, double *work, int *ipiv) {
+    double *ar = work, *ai = work + (size_t)n * n, anorm = 0.0, tiny;
+    int i, j, l;
+    (void)ipiv; /* rows are swapped in place */
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            ar[(size_t)i * n + j] = -f[(size_t)i * n + j];
+            ai[(size_t)i * n + j] = 0.0;
+        }
+        ai[(size_t)i * n + i] = w;
+        x_re[i] = b_re[i]; x_im[i] = b_im[i];
+    }
+    for (j = 0; j < n; j++) { /* ||A||_1 with |z| <= |re| + |im| */
+        double col = 0.0;
+        for (i = 0; i < n; i++) col += fabs(ar[(size_t)i * n + j]) + fabs(ai[(size_t)i * n + j]);
+        if (col > anorm) anorm = col;
+    }
+    if (!isfinite(anorm)) return -1;
+    tiny = (double)n * DBL_EPSILON * anorm;
+    for (l = 0; l < n; l++) {
+        int p = l;
+        double best = fabs(ar[(size_t)l * n + l]) + fabs(ai[(size_t)l * n + l]);
+        double pr, pi_;
+        for (i = l + 1; i < n; i++) {
+            double v = fabs(ar[(size_t)i * n + l]) + fabs(ai[(size_t)i * n + l]);
+            if (v > best) { best = v; p = i; }
+        }
+        if (!(best > tiny)) return -1; /* singular to working precision: a resonance */
+        if (p != l) {
+            double t;
+            for (j = l; j < n; j++) {
+                t = ar[(size_t)l * n + j]; ar[(size_t)l * n + j] = ar[(size_t)p * n + j];
+                ar[(size_t)p * n + j] = t;
+                t = ai[(size_t)l * n + j]; ai[(size_t)l * n + j] = ai[(size_t)p * n + j];
+                ai[(size_t)p * n + j] = t;
+            }
+            t = x_re[l]; x_re[l] = x_re[p]; x_re[p] = t;
+            t = x_im[l]; x_im[l] = x_im[p]; x_im[p] = t;
+        }
+        pr = ar[(size_t)l * n + l]; pi_ = ai[(size_t)l * n + l];
+        for (i = l + 1; i < n; i++) {
+            double mr, mi;
+            double *rr = ar + (size_t)i * n, *ri = ai + (size_t)i * n;
+            const double *lr = ar + (size_t)l * n, *li = ai + (size_t)l * n;
+            if (rr[l] == 0.0 && ri[l] == 0.0) continue;
+            cdiv(rr[l], ri[l], pr, pi_, &mr, &mi);
+            for (j = l + 1; j < n; j++) {
+                rr[j] -= mr * lr[j] - mi * li[j];
+                ri[j] -= mr * li[j] + mi * lr[j];
+            }
+            x_re[i] -= mr * x_re[l] - mi * x_im[l];
+            x_im[i] -= mr * x_im[l] + mi * x_re[l];
+        }
+    }
+    for (i = n - 1; i >= 0; i--) { /* back substitution */
+        double sr = x_re[i], si = x_im[i];
+        for (j = i + 1; j < n; j++) {
+            double ur = ar[(size_t)i * n + j], ui = ai[(size_t)i * n + j];
+            sr -= ur * x_re[j] - ui * x_im[j];
+            si -= ur * x_im[j] + ui * x_re[j];
+        }
+        cdiv(sr, si, ar[(size_t)i * n + i], ai[(size_t)i * n + i], &x_re[i], &x_im[i]);
+        if (!isfinite(x_re[i]) || !isfinite(x_im[i])) return -1;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ instance */
 enum { ST_INSTANTIATED, ST_INIT, ST_STEP, ST_FAILED, ST_TERMINATED, ST_ERROR };
 static const char *STATE_NAMES[] = {"instantiated", "initialization mode", "step complete",
@@ -464,6 +603,16 @@ typedef struct {
     double *pm_re, *pm_im, *pe_re, *pe_im, *rot2_re, *rot2_im, *rk_g2, *p3, *sv;
     double rot2_h;
     int32_t step_limit_index; /* the Integer parameter max_internal_steps_per_call, -1: none */
+    /* The matrices in use: the blob's, or rebuilt for the tunable matrix parameters' current
+     * values (tun_built; a function of them only, so a restored FMU state rebuilds the same
+     * bits). tun_c_ok: C is current; tun_d_ok: F, G and the particular solutions are. */
+    const double *cur_F, *cur_G, *cur_xc[8];
+    const uint32_t *cur_c_ptr, *cur_c_idx;
+    const double *cur_c_val;
+    double *tun_built, *tun_F, *tun_G, *tun_C, *tun_xc[8], *tun_c_val, *zwork, *tun_tmp;
+    uint32_t *tun_c_ptr, *tun_c_idx;
+    int tun_c_ok, tun_d_ok, tun_at_build;
+    double w_bad; /* the frequency of a singular solve, rad/s */
 } instance;
 
 static void dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
@@ -550,12 +699,13 @@ static double re_dot(const double *xr, const double *xi, const double *pr, const
 static void particular(instance *c, int seg, double *xp) {
     const hfn_model *md = &c->md;
     const double *pre = c->d.p_re, *pim = c->d.p_im;
+    const double *const *xc = c->cur_xc;
     uint32_t q, a, n = md->n, na = md->nact, k = md->k;
     double scale = *c->d.scale;
     for (a = 0; a < n; a++) xp[a] = 0.0;
     if (seg == 1 || !md->has_ramp) {
         for (a = 0; a < na; a++)
-            xp[md->act[a]] = scale * re_dot(md->xc[0] + (size_t)a * k, md->xc[1] + (size_t)a * k,
+            xp[md->act[a]] = scale * re_dot(xc[0] + (size_t)a * k, xc[1] + (size_t)a * k,
                                             pre, pim, k);
     } else {
         /* p, p r, p conj(r) */
@@ -570,11 +720,114 @@ static void particular(instance *c, int seg, double *xp) {
         for (a = 0; a < na; a++) {
             double sum = 0.0;
             for (s = 0; s < 3; s++)
-                sum += re_dot(md->xc[2 + 2 * s] + (size_t)a * k, md->xc[3 + 2 * s] + (size_t)a * k,
+                sum += re_dot(xc[2 + 2 * s] + (size_t)a * k, xc[3 + 2 * s] + (size_t)a * k,
                               p3 + 2 * (size_t)s * k, p3 + (2 * (size_t)s + 1) * k, k);
             xp[md->act[a]] = scale * sum;
         }
     }
+}
+
+/* Rebuild what the tunable matrix parameters determine, when their values changed (or a
+ * restored state holds other values): C always (cheap), and with dyn F, G and the particular
+ * solutions X_k = (i w_k I - F)^{-1} forcing_k (steady; on the ramp 0.5 X_k at w_k and -0.25
+ * of the solutions at w_k +- pi/T, as the build computes them). At the build values the
+ * blob's matrices (Python's discretisation of h0 among them). Returns 0, or -1 (with the
+ * frequency in *w_bad) when a solve is singular: a resonance; nothing is half-used then
+ * (tun_d_ok stays 0 and the next call tries again). No allocation. */
+static int tunables_current(instance *c, int dyn) {
+    const hfn_model *md = &c->md;
+    uint32_t j, e, i, q;
+    int changed = 0;
+    if (!md->ntun) return 0;
+    for (j = 0; j < md->ntun; j++)
+        if (!(c->d.par_r[md->tun_idx[j]] == c->tun_built[j])) changed = 1;
+    if (changed) {
+        c->tun_at_build = 1;
+        for (j = 0; j < md->ntun; j++) {
+            c->tun_built[j] = c->d.par_r[md->tun_idx[j]];
+            if (!(c->tun_built[j] == md->par_r[md->tun_idx[j]])) c->tun_at_build = 0;
+        }
+        c->tun_c_ok = c->tun_d_ok = 0;
+        c->cache_h = -1.0; c->cache_hq = -1.0; c->cur_fused = NULL;
+    }
+    if (!c->tun_c_ok) {
+        if (c->tun_at_build) {
+            c->cur_c_ptr = md->c_ptr; c->cur_c_idx = md->c_idx; c->cur_c_val = md->c_val;
+        } else {
+            size_t nz = md->nz, nnz = 0;
+            memcpy(c->tun_C, md->C, (size_t)md->nout * nz * sizeof(double));
+            for (j = 0; j < md->ntun; j++) {
+                double dp = c->tun_built[j] - md->par_r[md->tun_idx[j]];
+                for (e = md->tun_ptr[3 * j + 2]; e < md->tun_ptr[3 * j + 3]; e++)
+                    c->tun_C[(size_t)md->tun_row[e] * nz + md->tun_col[e]] += dp * md->tun_val[e];
+            }
+            for (i = 0; i < md->nout; i++) { /* nonzeros by row, as the reader's */
+                c->tun_c_ptr[i] = (uint32_t)nnz;
+                for (q = 0; q < nz; q++) {
+                    double v = c->tun_C[(size_t)i * nz + q];
+                    if (v != 0.0) { c->tun_c_idx[nnz] = q; c->tun_c_val[nnz] = v; nnz++; }
+                }
+            }
+            c->tun_c_ptr[md->nout] = (uint32_t)nnz;
+            c->cur_c_ptr = c->tun_c_ptr; c->cur_c_idx = c->tun_c_idx;
+            c->cur_c_val = c->tun_c_val;
+        }
+        c->tun_c_ok = 1;
+    }
+    if (dyn && !c->tun_d_ok) {
+        if (c->tun_at_build) {
+            c->cur_F = md->F; c->cur_G = md->G;
+            for (q = 0; q < 8; q++) c->cur_xc[q] = md->xc[q];
+        } else {
+            uint32_t n = md->n, ng = md->m + 1, s;
+            double nu = md->has_ramp ? M_PI / md->ramp_time : 0.0;
+            memcpy(c->tun_F, md->F, (size_t)n * n * sizeof(double));
+            memcpy(c->tun_G, md->G, (size_t)n * ng * sizeof(double));
+            for (j = 0; j < md->ntun; j++) {
+                double dp = c->tun_built[j] - md->par_r[md->tun_idx[j]];
+                for (e = md->tun_ptr[3 * j]; e < md->tun_ptr[3 * j + 1]; e++)
+                    c->tun_F[(size_t)md->tun_row[e] * n + md->tun_col[e]] += dp * md->tun_val[e];
+                for (e = md->tun_ptr[3 * j + 1]; e < md->tun_ptr[3 * j + 2]; e++)
+                    c->tun_G[(size_t)md->tun_row[e] * ng + md->tun_col[e]] += dp * md->tun_val[e];
+            }
+            c->cur_F = c->tun_F; c->cur_G = c->tun_G; /* nact == n: every state active */
+            /* the Runge-Kutta mode's X is the forcing itself: it does not depend on p */
+            for (q = 0; q < md->k && !md->rk; q++) {
+                const double *br = md->forc_re + (size_t)q * n, *bi = md->forc_im + (size_t)q * n;
+                double *xr = c->tun_tmp, *xi = c->tun_tmp + n;
+                size_t k = md->k;
+                if (hfn_particular((int)n, c->tun_F, md->omega[q], br, bi, xr, xi, c->zwork,
+                                   c->ipiv) != 0) {
+                    c->w_bad = md->omega[q];
+                    return -1;
+                }
+                for (i = 0; i < n; i++) { /* X's columns contiguous over the components */
+                    c->tun_xc[0][i * k + q] = xr[i];
+                    c->tun_xc[1][i * k + q] = xi[i];
+                }
+                if (!md->has_ramp) continue;
+                for (i = 0; i < n; i++) {
+                    c->tun_xc[2][i * k + q] = 0.5 * xr[i];
+                    c->tun_xc[3][i * k + q] = 0.5 * xi[i];
+                }
+                for (s = 1; s < 3; s++) {
+                    double ws = s == 1 ? md->omega[q] + nu : md->omega[q] - nu;
+                    if (hfn_particular((int)n, c->tun_F, ws, br, bi, xr, xi, c->zwork,
+                                       c->ipiv) != 0) {
+                        c->w_bad = ws;
+                        return -1;
+                    }
+                    for (i = 0; i < n; i++) {
+                        c->tun_xc[2 + 2 * s][i * k + q] = -0.25 * xr[i];
+                        c->tun_xc[3 + 2 * s][i * k + q] = -0.25 * xi[i];
+                    }
+                }
+            }
+            for (q = 0; q < 8 && !md->rk; q++) c->cur_xc[q] = c->tun_xc[q];
+        }
+        c->tun_d_ok = 1;
+    }
+    return 0;
 }
 
 static double ramp_factor(const instance *c, double t) {
@@ -594,16 +847,20 @@ static void compute_outputs(instance *c) {
     const hfn_model *md = &c->md;
     uint32_t i, j, nz = md->nz;
     double *w = c->w, *out = c->d.out, rf, s_rk = 0.0;
+    const uint32_t *c_ptr, *c_idx;
+    const double *c_val;
     if (md->rk) { /* on the grid, the elevation input just set is the newest sample */
         s_rk = *c->d.rk_time - rk_grid_time(c);
         if (md->has_input && s_rk <= 1e-9 * md->dt) rk_record(c, c->d.u[md->in_index], 0);
     }
+    tunables_current(c, 0);
+    c_ptr = c->cur_c_ptr; c_idx = c->cur_c_idx; c_val = c->cur_c_val;
     for (i = 0; i < md->n; i++) w[i] = c->d.x[i];
     for (i = 0; i < md->m; i++) w[md->n + i] = c->d.u[i];
     w[nz - 1] = 1.0;
     for (i = 0; i < md->nout; i++) {
         double s = 0.0;
-        for (j = md->c_ptr[i]; j < md->c_ptr[i + 1]; j++) s += md->c_val[j] * w[md->c_idx[j]];
+        for (j = c_ptr[i]; j < c_ptr[i + 1]; j++) s += c_val[j] * w[c_idx[j]];
         out[i] = s;
     }
     rf = (md->rk ? half_cosine(*c->d.rk_time - *c->d.t0, md->ramp_time)
@@ -653,12 +910,12 @@ static const double *matrices(instance *c, double h) {
     double hq;
     if (h == c->cache_h) return c->cur_fused;
     hq = hfn_quantized_step(h);
-    if (hq == hfn_quantized_step(c->md.h0)) {
+    if (hq == hfn_quantized_step(c->md.h0) && c->tun_at_build) {
         c->cur_fused = c->md.fused0;
     } else if (hq == c->cache_hq && c->cur_fused == c->fused) {
         /* same quantized length as the computed one */
     } else {
-        if (hfn_discretize((int)c->md.n, (int)c->md.m + 1, c->md.F, c->md.G, hq, c->fused,
+        if (hfn_discretize((int)c->md.n, (int)c->md.m + 1, c->cur_F, c->cur_G, hq, c->fused,
                            c->dwork, c->ipiv) != 0)
             return NULL;
         c->cache_hq = hq;
@@ -893,7 +1150,7 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
     const hfn_model *md = &c->md;
     uint32_t i, j, n = md->n, nq = md->nq, na = md->nact;
     for (i = 0; i < n; i++) {
-        const double *row = md->F + (size_t)i * n;
+        const double *row = c->cur_F + (size_t)i * n;
         double sum = 0.0;
         for (j = 0; j < n; j++) sum += row[j] * y[j];
         dy[i] = sum + c->rk_b[i];
@@ -902,8 +1159,8 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
         double rf = half_cosine(t - *c->d.t0, md->ramp_time) * *c->d.scale;
         if (rf != 0.0)
             for (i = 0; i < na; i++)
-                dy[md->act[i]] += rf * re_dot(md->xc[0] + (size_t)i * md->k,
-                                              md->xc[1] + (size_t)i * md->k, pre, pim, md->k);
+                dy[md->act[i]] += rf * re_dot(c->cur_xc[0] + (size_t)i * md->k,
+                                              c->cur_xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
     if (md->has_drag || md->has_input) {
         rk_forces(c, t, s, y);
@@ -958,9 +1215,9 @@ static int rk_advance(instance *c, double t_end, double *t_fail, double *h_fail,
     double eps = rk_grid_tolerance(c, t_end), time = *c->d.rk_time;
     uint32_t i;
     for (i = 0; i < md->n; i++)
-        c->rk_b[i] = md->G[(size_t)i * (md->m + 1) + md->m];
+        c->rk_b[i] = c->cur_G[(size_t)i * (md->m + 1) + md->m];
     for (i = 0; i < md->n; i++) {
-        const double *row = md->G + (size_t)i * (md->m + 1);
+        const double *row = c->cur_G + (size_t)i * (md->m + 1);
         uint32_t j;
         double sum = 0.0;
         for (j = 0; j < md->m; j++) sum += row[j] * c->d.u[j];
@@ -1068,6 +1325,9 @@ static void free_instance(instance *c) {
         for (q = 0; q < (int)(sizeof rk / sizeof rk[0]); q++) free(rk[q]);
     }
     free(c->par_i);
+    free(c->tun_built); free(c->tun_F); free(c->tun_G); free(c->tun_C); free(c->tun_c_val);
+    free(c->zwork); free(c->tun_tmp); free(c->tun_c_ptr); free(c->tun_c_idx);
+    { int q; for (q = 0; q < 8; q++) free(c->tun_xc[q]); }
     if (c->par_s) {
         uint32_t i;
         for (i = 0; i < c->md.nps; i++) free(c->par_s[i]);
@@ -1094,6 +1354,12 @@ static void reset_values(instance *c) {
     c->cache_h = -1.0; c->cache_hq = -1.0; c->rot_h = -1.0; c->rot2_h = -1.0;
     c->rot_ramp_re = 1.0; c->rot_ramp_im = 0.0;
     c->cur_fused = NULL;
+    /* the blob's matrices; tunables_current() rebuilds them when a value differs */
+    c->cur_F = md->F; c->cur_G = md->G;
+    for (i = 0; i < 8; i++) c->cur_xc[i] = md->xc[i];
+    c->cur_c_ptr = md->c_ptr; c->cur_c_idx = md->c_idx; c->cur_c_val = md->c_val;
+    for (i = 0; i < md->ntun; i++) c->tun_built[i] = md->par_r[md->tun_idx[i]];
+    c->tun_c_ok = c->tun_d_ok = c->tun_at_build = 1;
 }
 
 static void plain_log(const fmi2CallbackFunctions *cb, const char *name, const char *msg) {
@@ -1210,6 +1476,33 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         for (q = 0; q < (int)c->md.npi; q++)
             if (strcmp(c->md.names[c->md.npr + (uint32_t)q], "max_internal_steps_per_call") == 0)
                 c->step_limit_index = q;
+    }
+    if (c->md.ntun) { /* the rebuilt matrices of the tunable matrix parameters */
+        uint32_t q;
+        size_t nnz = 0;
+        int lost = 0;
+        for (q = 0; q < c->md.nout; q++) nnz += c->md.c_ptr[q + 1] - c->md.c_ptr[q];
+        nnz += c->md.tun_ptr[3 * c->md.ntun]; /* C's pattern grows by dC's at most */
+        c->tun_built = (double *)calloc(c->md.ntun, sizeof(double));
+        c->tun_F = (double *)calloc((size_t)c->md.n * c->md.n + 1, sizeof(double));
+        c->tun_G = (double *)calloc((size_t)c->md.n * (c->md.m + 1) + 1, sizeof(double));
+        c->tun_C = (double *)calloc((size_t)c->md.nout * c->md.nz + 1, sizeof(double));
+        c->tun_c_val = (double *)calloc(nnz + 1, sizeof(double));
+        c->tun_c_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
+        c->tun_c_ptr = (uint32_t *)calloc((size_t)c->md.nout + 1, sizeof(uint32_t));
+        c->zwork = (double *)calloc(2 * (size_t)c->md.n * c->md.n + 2 * (size_t)c->md.n + 1,
+                                    sizeof(double));
+        c->tun_tmp = (double *)calloc(2 * (size_t)c->md.n + 1, sizeof(double));
+        for (q = 0; q < 8; q++) {
+            c->tun_xc[q] = (double *)calloc((size_t)c->md.k * c->md.n + 1, sizeof(double));
+            if (!c->tun_xc[q]) lost = 1;
+        }
+        if (lost || !c->tun_built || !c->tun_F || !c->tun_G || !c->tun_C || !c->tun_c_val ||
+            !c->tun_c_idx || !c->tun_c_ptr || !c->zwork || !c->tun_tmp) {
+            plain_log(functions, name, "fmi2Instantiate: out of memory");
+            free_instance(c);
+            return NULL;
+        }
     }
     if (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->acc || !c->fused || !c->rot_re ||
         !c->rot_im || !c->dwork || !c->ipiv || !c->par_i || !c->par_s) {
@@ -1369,6 +1662,14 @@ static int param_refused(instance *c, uint32_t index, const char *type, int same
     return 0;
 }
 
+/* The index among the tunable matrix parameters of Real parameter r, or -1. */
+static int tunable_index(const hfn_model *md, uint32_t r) {
+    uint32_t j;
+    for (j = 0; j < md->ntun; j++)
+        if (md->tun_idx[j] == r) return (int)j;
+    return -1;
+}
+
 fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t nvr,
                        const fmi2Real value[]) {
     instance *c = (instance *)comp;
@@ -1391,6 +1692,21 @@ fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t
             } else {
                 c->d.par_r[r] = v;
                 *c->d.scale = v / md->par_r[r]; /* the sinusoids are linear in it */
+                *c->d.xp_valid = 0.0;
+                *c->d.dirty = 1.0;
+            }
+        } else if (r < VR_IN(md) && tunable_index(md, r) >= 0) {
+            double v = value[i];
+            if (refused(c, C_SET_INPUT, "fmi2SetReal (tunable parameter)")) {
+                status = fmi2Error;
+            } else if (!(isfinite(v) && v >= 0.0)) {
+                REFUSE(c, "%s = %g refused, it keeps its value %g: it must be a finite number "
+                       ">= 0", md->names[r], v, c->d.par_r[r]);
+                status = fmi2Error;
+            } else {
+                /* F, G, C and the particular solutions follow before the next step or
+                 * output (tunables_current) */
+                c->d.par_r[r] = v;
                 *c->d.xp_valid = 0.0;
                 *c->d.dirty = 1.0;
             }
@@ -1557,6 +1873,14 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
                   "values", t, (unsigned)i, c->d.u[i]);
             return fmi2Discard;
         }
+    }
+    if (tunables_current(c, 1) != 0) {
+        REFUSE(c, "step from t = %.17g s refused: with the tunable parameters' current values "
+               "the wave component at %.9g rad/s resonates with an undamped mode of the model "
+               "(i w is an eigenvalue of its system matrix; on the ramp the frequencies are "
+               "shifted by +-pi/ramp_time); the state stays at the start of the step; change "
+               "the PTO damping or stiffness", t, c->w_bad);
+        return fmi2Error;
     }
     t_end = t + h;
     if (md->rk) {
@@ -1818,9 +2142,10 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component comp, const fmi2Byte data[], si
              *v.hist_pos == floor(*v.hist_pos) &&
              (c->md.nk ? *v.hist_pos < (double)c->md.nk : *v.hist_pos == 0.0);
         for (i = 0; ok && i < c->md.npr; i++)
-            ok = c->md.scale_par == i + 1 ? isfinite(v.par_r[i]) && v.par_r[i] >= 0.0
-                                          : v.par_r[i] == c->md.par_r[i] ||
-                                            (isnan(v.par_r[i]) && isnan(c->md.par_r[i]));
+            ok = (c->md.scale_par == i + 1 || tunable_index(&c->md, i) >= 0)
+                     ? isfinite(v.par_r[i]) && v.par_r[i] >= 0.0
+                     : v.par_r[i] == c->md.par_r[i] ||
+                       (isnan(v.par_r[i]) && isnan(c->md.par_r[i]));
         if (!ok) {
             REFUSE(c, "fmi2DeSerializeFMUstate: corrupt state (its time, counters or "
                    "parameters are not values this FMU writes); nothing was changed");

@@ -11,6 +11,9 @@
  * with the phasors e^{i w_k t} advanced by rotation (no trigonometry per step). A step
  * length other than the precomputed one is discretised here (Pade [13/13] scaling and
  * squaring of Van Loan's block matrix). It knows no physics: Python assembled everything.
+ * The tunable matrix parameters (a linear PTO's damping and stiffness) enter F, G and C
+ * affinely with stored derivatives: after a change the runtime rebuilds them, discretises
+ * the step and solves (i w I - F) X = forcing again (complex LU) before the next step.
  *
  * Blob layout (version 1, all integers uint32 little-endian, reals IEEE binary64 LE):
  *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
@@ -32,7 +35,14 @@
  *     velocities of the state), BL[nq*nq], BQ[nq] (drag -BL v - BQ v|v|), EG[n*nq] (a DOF
  *     force's share of x'), OG[nout*2nq] (the outputs of [drag; excitation]), KW[nq*nk];
  *   then u32 r, and if r > 0: S_re[r*k], S_im[r*k], O[nh*r]: the outputs' sinusoids
- *     factorised, H = O S (r signals: the excitation of each DOF, the elevation).
+ *     factorised, H = O S (r signals: the excitation of each DOF, the elevation);
+ *   then the tunable matrix parameters (a linear PTO's damping and stiffness: F, G = [G, c]
+ *   and C are affine in each, p enters as F = F0 + (p - p0) dF, p0 its start value among
+ *   real_par):
+ *     u32 ntun; if ntun > 0: forcing_re[k*n], forcing_im[k*n] (the sinusoids' forcing in
+ *     state space at the build's wave height: (i w_k I - F) X_k = forcing_k); then per
+ *     parameter: u32 index among the Real parameters, and dF, dG, dC as sparse lists
+ *     (u32 count, then count x (u32 row, u32 column, f64 value)), of the shapes of F, G, C.
  *
  * In the Runge-Kutta mode the runtime takes the Python rk4 scheme's internal steps on the
  * grid t0 + j dt (a partial step to an end off the grid) with
@@ -82,6 +92,14 @@ typedef struct {
     double *og_val;
     uint32_t nfac;             /* r: the outputs' sinusoids as H = O S (0: H itself) */
     double *fs_re, *fs_im, *fo; /* S (r x k), O (nh x r) */
+    /* version 2: the tunable matrix parameters */
+    uint32_t ntun;
+    uint32_t *tun_idx;  /* ntun: index among the Real parameters */
+    uint32_t *tun_ptr;  /* 3 ntun + 1: entries of parameter j's dF, dG, dC (s = 0, 1, 2) are
+                         * tun_ptr[3 j + s] .. tun_ptr[3 j + s + 1] - 1 */
+    uint32_t *tun_row, *tun_col;
+    double *tun_val;
+    double *forc_re, *forc_im; /* k x n */
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
@@ -97,6 +115,13 @@ int hfn_expm(int n, const double *a, double *out, double *work, int *ipiv);
  * work: (n + p)^2 * 8 doubles, ipiv: n + p ints. */
 int hfn_discretize(int n, int p, const double *f, const double *g, double h, double *fused,
                    double *work, int *ipiv);
+
+/* The particular solution of one sinusoid: (i w I - F) x = b, complex, F n x n row-major,
+ * by LU with partial pivoting. work: 2 n^2 + 2 n doubles, ipiv: n ints. Returns 0, or -1
+ * when i w I - F is singular to working precision (a pivot below n eps ||i w I - F||_1: a
+ * resonance) or the solution is not finite. */
+int hfn_particular(int n, const double *f, double w, const double *b_re, const double *b_im,
+                   double *x_re, double *x_im, double *work, int *ipiv);
 
 /* h rounded to 12 significant digits (as hydrofmu.lti.quantized_step). */
 double hfn_quantized_step(double h);
