@@ -10,7 +10,9 @@ radiation: its WAMIT data has no state-space realisation today). One step = set 
 - native FMU in the C host ``tests/c_host/native_host.c`` (``bench`` mode, dlopen);
 - the trivial C FMU of the same variables: the same runtime and host with a model of one
   state, no sinusoid and a zero output map (what the FMI calls cost alone);
-- the Python FMU of the same model (time_scheme = exact) in fmpy's ``FMU2Slave``.
+- the Python FMU of the same model (time_scheme = exact; rk4 for the two models with
+  quadratic drag or the elevation input, the native Runge-Kutta mode) in fmpy's
+  ``FMU2Slave``.
 
 Then the 3-hour sea state (108,000 steps of 0.1 s) of the native FMU in the C host: its
 wall time and real-time factor.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
 import subprocess
 import sys
 import tempfile
@@ -48,7 +51,7 @@ DT = 0.1
 
 
 def models() -> dict[str, tuple[list[Any], dict[str, Any], str]]:
-    """name -> (bodies, config, the input stepped)."""
+    """name -> (bodies, config, the input stepped, the time scheme, the input's amplitude)."""
     toml = ROOT / "examples" / "sphere_bemio_regular.toml"
     data = tomllib.loads(toml.read_text())
     data["bodies"][0]["radiation"] = "state_space"
@@ -63,9 +66,20 @@ def models() -> dict[str, tuple[list[Any], dict[str, Any], str]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         rm3_model = resolve(rm3, rm3_toml.parent, where=str(rm3_toml))
-    return {"BEMIO sphere heave, SS, 200 components": (*bemio, "body.F_pto[3]"),
-            "default sphere 6 DOF, SS, regular": (*sphere, "body.F_pto[3]"),
-            "RM3 (2 bodies, 2 joints)": (*rm3_model, "pto.F_pto")}
+    drag = default_config(radiation={"method": "state_space"},
+                          wave={"type": "irregular", "height": 3.0, "period": 9.0,
+                                "n_components": 200})
+    drag[1]["bodies"][0]["quadratic_damping"] = [2e4, 2e4, 5e4, 1e6, 1e6, 1e5]
+    elevation = default_config(radiation={"method": "state_space"}, wave={"type": "input"},
+                               excitation={"preview_time": 2.0})
+    elevation[1]["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
+    return {"BEMIO sphere heave, SS, 200 components": (*bemio, "body.F_pto[3]", "exact", 1e5),
+            "default sphere 6 DOF, SS, regular": (*sphere, "body.F_pto[3]", "exact", 1e5),
+            "RM3 (2 bodies, 2 joints)": (*rm3_model, "pto.F_pto", "exact", 1e5),
+            "default sphere 6 DOF, SS, 200 components, quadratic drag (rk4, 0.01 s)":
+                (*drag, "body.F_pto[3]", "rk4", 1e5),
+            "default sphere 6 DOF, SS, elevation input, 2 s preview, heave drag (rk4, 0.01 s)":
+                (*elevation, "wave.elevation_input", "rk4", 1.0)}
 
 
 def compile_host(folder: Path) -> Path:
@@ -111,18 +125,22 @@ def trivial_copy(info: dict[str, Any], folder: Path, name: str) -> dict[str, Any
         str(info["dir"]), str(target)))), "uri": (target / "resources").as_uri()}
 
 
-def host_us(host: Path, info: dict[str, Any], steps: int, repeat: int) -> float:
+def host_us(host: Path, info: dict[str, Any], steps: int, repeat: int,
+            amplitude: float = 1e5) -> float:
     best = float("inf")
+    env = {**os.environ, "HFN_INPUT_AMPLITUDE": repr(amplitude)}
     for _ in range(repeat):
         out = subprocess.run([str(host), "bench", info["binary"], info["uri"], info["guid"],
                               str(info["vr_in"]), str(info["n_out"]), str(info["out0"]),
-                              repr(DT), str(steps)], capture_output=True, text=True, check=True)
+                              repr(DT), str(steps)], capture_output=True, text=True, check=True,
+                             env=env)
         line = next(x for x in out.stdout.splitlines() if x.startswith("US_PER_STEP"))
         best = min(best, float(line.split()[1]))
     return best
 
 
-def python_us(fmu: Path, input_name: str, steps: int, repeat: int) -> float:
+def python_us(fmu: Path, input_name: str, steps: int, repeat: int,
+              amplitude: float = 1e5) -> float:
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave
 
@@ -140,7 +158,7 @@ def python_us(fmu: Path, input_name: str, steps: int, repeat: int) -> float:
         t = 0.0
         start = time.perf_counter()
         for k in range(steps):
-            s.setReal([vr[input_name]], [1e5 * np.sin(0.3 * t)])
+            s.setReal([vr[input_name]], [amplitude * np.sin(0.3 * t)])
             s.doStep(currentCommunicationPoint=t, communicationStepSize=DT)
             t = (k + 1) * DT
             s.getReal(outs)
@@ -160,19 +178,22 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hydrofmu_native_bench_") as tmp:
         folder = Path(tmp)
         host = compile_host(folder)
-        for k, (label, (bodies, config, input_name)) in enumerate(models().items()):
+        for k, (label, (bodies, config, input_name, scheme, amp)) in enumerate(
+                models().items()):
             name = f"Bench{k}"
             cfg = copy.deepcopy(config)
-            cfg["simulation"]["time_scheme"] = "exact"
+            cfg["simulation"]["time_scheme"] = scheme
             py = folder / "py" / f"{name}.fmu"
             nat = build_native_fmu(bodies, cfg, folder / f"{name}.fmu", model_name=name,
                                    python_fmu=py, validate=False, platforms=["linux64"])
             info = unpack(nat, folder, name, input_name)
             trivial = trivial_copy(info, folder, name)
-            native = host_us(host, info, args.steps, args.repeat)
-            empty = host_us(host, trivial, args.steps, args.repeat)
-            python = python_us(py, input_name, args.python_steps, args.repeat)
-            sea = host_us(host, info, 108_000, 1) * 108_000 * 1e-6
+            slow = scheme != "exact"  # 10 internal steps of 4 stages per step
+            native = host_us(host, info, args.steps // (10 if slow else 1), args.repeat, amp)
+            empty = host_us(host, trivial, args.steps, args.repeat, amp)
+            python = python_us(py, input_name, args.python_steps // (10 if slow else 1),
+                               args.repeat, amp)
+            sea = host_us(host, info, 108_000, 1, amp) * 108_000 * 1e-6
             rows.append((label, info["n_out"], native, empty, python, sea))
     print("| model | outputs | native, C host (µs/step) | trivial C FMU (µs/step) | ratio "
           "| Python FMU, fmpy (µs/step) | 3-hour sea, native (s wall) | real time x |\n"

@@ -11,6 +11,8 @@
  *   MODE bench:  like run without printing; prints "US_PER_STEP <value>".
  *   run and bench with PAR_VR: that tunable parameter set to 1e5, 2e5, 3e5 or 4e5 every 50
  *                steps (the runtime rebuilds its matrices before the next step).
+ *   run and bench: the environment variable HFN_INPUT_AMPLITUDE replaces the input's 1e5
+ *                (e.g. 1 for an elevation input, m).
  * Any unexpected status prints "FAIL <what>" and exits 2.
  *
  * Built with -DDIRECT_LINK the FMU's source is linked in (for the sanitizer build);
@@ -456,16 +458,18 @@ int main(int argc, char **argv) {
         fmi2Component c = start(&f, uri, guid, "run");
         int bench = strcmp(mode, "bench") == 0;
         struct timespec t0, t1;
-        double t = 0.0;
+        double t = 0.0, amplitude = 1e5;
+        const char *amp_env = getenv("HFN_INPUT_AMPLITUDE");
 #ifdef COUNT_ALLOC
         long alloc_before = 0;
 #endif
+        if (amp_env) amplitude = strtod(amp_env, NULL);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         for (k = 0; k < steps; k++) {
 #ifdef COUNT_ALLOC
             if (k == 1) alloc_before = n_alloc; /* after the first step's discretisation */
 #endif
-            double u = 1e5 * sin(0.3 * t);
+            double u = amplitude * sin(0.3 * t);
             EXPECT(f.set_real(c, &vr_in, 1, &u), fmi2OK);
             if (argc > 10 && k % 50 == 25) { /* run/bench PAR_VR: a tunable parameter changed */
                 fmi2ValueReference par = (fmi2ValueReference)strtoul(argv[10], NULL, 10);

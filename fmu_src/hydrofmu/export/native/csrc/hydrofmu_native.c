@@ -170,6 +170,12 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         md->EG = rd_array(&r, (size_t)md->n * md->nq);
         md->OG = rd_array(&r, (size_t)md->nout * 2 * md->nq);
         md->KW = rd_array(&r, (size_t)md->nq * md->nk);
+        md->kw_used = (uint32_t *)calloc((size_t)md->nq + 1, sizeof(uint32_t));
+        if (!md->kw_used) r.bad = 1;
+        for (i = 0; i < md->nq && !r.bad && md->KW; i++) {
+            size_t j;
+            for (j = 0; j < md->nk; j++) md->kw_used[i] |= md->KW[(size_t)i * md->nk + j] != 0.0;
+        }
     }
     if (!r.bad) md->nfac = rd_u32(&r); /* the outputs' sinusoids factorised, H = O S */
     if (!r.bad && md->nfac) {
@@ -177,6 +183,22 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         md->fs_re = rd_array(&r, (size_t)md->nfac * md->k);
         md->fs_im = rd_array(&r, (size_t)md->nfac * md->k);
         md->fo = rd_array(&r, (size_t)md->nh * md->nfac);
+    }
+    if (!r.bad && md->rk) { /* F by rows, for the stages */
+        size_t nnz = 0, q;
+        for (q = 0; q < (size_t)md->n * md->n; q++) nnz += md->F[q] != 0.0;
+        md->f_ptr = (uint32_t *)calloc((size_t)md->n + 1, sizeof(uint32_t));
+        md->f_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
+        md->f_val = (double *)calloc(nnz + 1, sizeof(double));
+        if (!md->f_ptr || !md->f_idx || !md->f_val) r.bad = 1;
+        for (i = 0, nnz = 0; i < md->n && !r.bad; i++) {
+            md->f_ptr[i] = (uint32_t)nnz;
+            for (q = 0; q < md->n; q++) {
+                double v = md->F[(size_t)i * md->n + q];
+                if (v != 0.0) { md->f_idx[nnz] = (uint32_t)q; md->f_val[nnz] = v; nnz++; }
+            }
+        }
+        if (!r.bad) md->f_ptr[md->n] = (uint32_t)nnz;
     }
     if (!r.bad && md->rk) { /* OG by rows: each output reads a few of the 2 nq forces */
         size_t nnz = 0, q, w = 2 * (size_t)md->nq;
@@ -312,11 +334,11 @@ void hfn_model_free(hfn_model *md) {
     double **arrays[] = {&md->y0, &md->u0, &md->F, &md->G, &md->fused0, &md->omega,
                          &md->xs_re, &md->xs_im, &md->C, &md->h_re, &md->h_im, &md->prod_c,
                          &md->par_r, &md->V, &md->BL, &md->BQ, &md->EG, &md->OG, &md->KW,
-                         &md->og_val, &md->fs_re, &md->fs_im, &md->fo};
+                         &md->og_val, &md->fs_re, &md->fs_im, &md->fo, &md->f_val};
     for (i = 0; i < sizeof arrays / sizeof arrays[0]; i++) { free(*arrays[i]); *arrays[i] = NULL; }
     for (i = 0; i < 3; i++) { free(md->xr_re[i]); free(md->xr_im[i]); md->xr_re[i] = md->xr_im[i] = NULL; }
     free(md->c_ptr); free(md->c_idx); free(md->c_val); free(md->act); md->act = NULL;
-    free(md->og_ptr); free(md->og_idx);
+    free(md->og_ptr); free(md->og_idx); free(md->f_ptr); free(md->f_idx); free(md->kw_used);
     for (i = 0; i < 8; i++) { free(md->xc[i]); md->xc[i] = NULL; }
     md->c_ptr = md->c_idx = NULL; md->c_val = NULL;
     free(md->hrows); free(md->prod_i); free(md->prod_j); free(md->prod_l); free(md->par_i);
@@ -1056,6 +1078,7 @@ static void rk_fir(const instance *c, const double *h, uint32_t from, uint32_t c
     for (i = 0; i < c->md.nq; i++) {
         const double *kw = c->md.KW + (size_t)i * nk + from;
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        if (!c->md.kw_used[i]) { out[i] = 0.0; continue; } /* a DOF the wave does not excite */
         for (j = 0; j + 4 <= count; j += 4) {
             s0 += kw[j] * h[j]; s1 += kw[j + 1] * h[j + 1];
             s2 += kw[j + 2] * h[j + 2]; s3 += kw[j + 3] * h[j + 3];
@@ -1149,10 +1172,9 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                      const double *pim, double *dy) {
     const hfn_model *md = &c->md;
     uint32_t i, j, n = md->n, nq = md->nq, na = md->nact;
-    for (i = 0; i < n; i++) {
-        const double *row = c->cur_F + (size_t)i * n;
+    for (i = 0; i < n; i++) { /* F's nonzeros by row (the Runge-Kutta mode's F is fixed) */
         double sum = 0.0;
-        for (j = 0; j < n; j++) sum += row[j] * y[j];
+        for (j = md->f_ptr[i]; j < md->f_ptr[i + 1]; j++) sum += md->f_val[j] * y[md->f_idx[j]];
         dy[i] = sum + c->rk_b[i];
     }
     if (md->k) {
@@ -1182,13 +1204,17 @@ static void rk_step(instance *c, double t, double h, double t_grid) {
     uint32_t i, q, n = md->n;
     const double *y = c->d.x;
     double **k = c->rk_k, tm = t + 0.5 * h, te = t + 1.0 * h;
-    if (h != c->rot_h) {
-        for (q = 0; q < md->k; q++) cos_sin(md->omega[q] * h, &c->rot_re[q], &c->rot_im[q]);
-        c->rot_h = h;
+    /* The phasors turn by the step; a grid step is dt itself (the float differences of the
+     * grid times t0 + j dt differ from it by their rounding only): one rotation for all. */
+    double hr = fabs(h - md->dt) <= 1e-9 * md->dt ? md->dt : h;
+    if (hr != c->rot_h) {
+        for (q = 0; q < md->k; q++) cos_sin(md->omega[q] * hr, &c->rot_re[q], &c->rot_im[q]);
+        c->rot_h = hr;
     }
-    if (h != c->rot2_h) {
-        for (q = 0; q < md->k; q++) cos_sin(md->omega[q] * (0.5 * h), &c->rot2_re[q], &c->rot2_im[q]);
-        c->rot2_h = h;
+    if (hr != c->rot2_h) {
+        for (q = 0; q < md->k; q++)
+            cos_sin(md->omega[q] * (0.5 * hr), &c->rot2_re[q], &c->rot2_im[q]);
+        c->rot2_h = hr;
     }
     for (q = 0; q < md->k; q++) {
         double a = c->d.p_re[q], b = c->d.p_im[q];

@@ -90,6 +90,9 @@ typedef struct {
     double *V, *BL, *BQ, *EG, *OG, *KW;
     uint32_t *og_ptr, *og_idx; /* OG in compressed rows */
     double *og_val;
+    uint32_t *f_ptr, *f_idx;   /* F in compressed rows (the Runge-Kutta mode) */
+    uint32_t *kw_used;         /* the DOFs whose excitation FIR is not zero */
+    double *f_val;
     uint32_t nfac;             /* r: the outputs' sinusoids as H = O S (0: H itself) */
     double *fs_re, *fs_im, *fo; /* S (r x k), O (nh x r) */
     /* version 2: the tunable matrix parameters */
