@@ -112,6 +112,24 @@ def test_rm3_with_joints_equals_python_exact(folder: Path, tmp_path: Path) -> No
     assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
 
+def test_oswec_revolute_joint_equals_python_exact(folder: Path, tmp_path: Path) -> None:
+    """WEC-Sim's OSWEC (examples/oswec/oswec.toml): a flap on a revolute joint to a fixed
+    base, the hinge torque input changing every step, the joint PTO's damping and stiffness
+    changed during the run (its power a product of two outputs). Observed 1.5e-13 (0.1 s)
+    and 5e-15 (1 s) of the peaks before the changes."""
+    import tomllib
+
+    toml = Path(__file__).resolve().parent.parent / "examples" / "oswec" / "oswec.toml"
+    bodies, config = resolve(tomllib.loads(toml.read_text()), toml.parent, where=str(toml))
+    pair = build_pair(bodies, config, folder, "Oswec", platforms=("linux64",))
+    changes = [(40, "pto.hinge.damping", 5e5), (120, "pto.hinge.stiffness", 2e5),
+               (200, "pto.hinge.damping", 12000.0)]
+    for dt, steps in ((0.1, 300), (1.0, 40)):
+        err, name = compare(pair, "hinge.T_pto", 2e6, dt, steps, tmp_path,
+                            changes if dt == 0.1 else ())
+        assert err <= PEAK_TOLERANCE, f"{dt} s: {name}: {err:.3g} of its peak"
+
+
 def test_linear_mooring_with_pretension_equals_python_exact(folder: Path,
                                                             tmp_path: Path) -> None:
     """The sphere on a linear mooring with a pretension (a constant force term) and a
