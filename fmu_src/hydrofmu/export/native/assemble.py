@@ -240,7 +240,7 @@ def _snapshot(sim: Any) -> SimpleNamespace:
 #: Agreement required of a tunable parameter's matrices at a third value with the affine
 #: map through the first two, relative to each matrix's largest entry: the assembly is
 #: affine in a PTO coefficient up to the rounding of its sums (a few 1e-16 of the entries,
-#: amplified by at most 2 |p - p0| / delta <= 6 here); 1e-10 is far above that and far
+#: amplified by at most ``2 |p - p0| / delta <= 6`` here); 1e-10 is far above that and far
 #: below any nonlinearity worth the name.
 AFFINE_TOLERANCE = 1e-10
 

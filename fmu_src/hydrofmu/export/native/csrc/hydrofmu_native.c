@@ -75,6 +75,27 @@ static char *rd_string(reader *r) {
     return s;
 }
 
+/* A dense rows x cols matrix's nonzeros by row (compressed rows, in column order);
+ * returns 0, or -1 out of memory. */
+static int csr_rows(const double *a, size_t rows, size_t cols, uint32_t **ptr, uint32_t **idx,
+                    double **val) {
+    size_t nnz = 0, i, j;
+    for (i = 0; i < rows * cols; i++) nnz += a[i] != 0.0;
+    *ptr = (uint32_t *)calloc(rows + 1, sizeof(uint32_t));
+    *idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
+    *val = (double *)calloc(nnz + 1, sizeof(double));
+    if (!*ptr || !*idx || !*val) return -1;
+    for (i = 0, nnz = 0; i < rows; i++) {
+        (*ptr)[i] = (uint32_t)nnz;
+        for (j = 0; j < cols; j++) {
+            double v = a[i * cols + j];
+            if (v != 0.0) { (*idx)[nnz] = (uint32_t)j; (*val)[nnz] = v; nnz++; }
+        }
+    }
+    (*ptr)[rows] = (uint32_t)nnz;
+    return 0;
+}
+
 int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *err,
                    size_t err_size) {
     reader r;
@@ -184,38 +205,13 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         md->fs_im = rd_array(&r, (size_t)md->nfac * md->k);
         md->fo = rd_array(&r, (size_t)md->nh * md->nfac);
     }
-    if (!r.bad && md->rk) { /* F by rows, for the stages */
-        size_t nnz = 0, q;
-        for (q = 0; q < (size_t)md->n * md->n; q++) nnz += md->F[q] != 0.0;
-        md->f_ptr = (uint32_t *)calloc((size_t)md->n + 1, sizeof(uint32_t));
-        md->f_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
-        md->f_val = (double *)calloc(nnz + 1, sizeof(double));
-        if (!md->f_ptr || !md->f_idx || !md->f_val) r.bad = 1;
-        for (i = 0, nnz = 0; i < md->n && !r.bad; i++) {
-            md->f_ptr[i] = (uint32_t)nnz;
-            for (q = 0; q < md->n; q++) {
-                double v = md->F[(size_t)i * md->n + q];
-                if (v != 0.0) { md->f_idx[nnz] = (uint32_t)q; md->f_val[nnz] = v; nnz++; }
-            }
-        }
-        if (!r.bad) md->f_ptr[md->n] = (uint32_t)nnz;
-    }
-    if (!r.bad && md->rk) { /* OG by rows: each output reads a few of the 2 nq forces */
-        size_t nnz = 0, q, w = 2 * (size_t)md->nq;
-        for (q = 0; q < (size_t)md->nout * w; q++) nnz += md->OG[q] != 0.0;
-        md->og_ptr = (uint32_t *)calloc((size_t)md->nout + 1, sizeof(uint32_t));
-        md->og_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
-        md->og_val = (double *)calloc(nnz + 1, sizeof(double));
-        if (!md->og_ptr || !md->og_idx || !md->og_val) r.bad = 1;
-        for (i = 0, nnz = 0; i < md->nout && !r.bad; i++) {
-            md->og_ptr[i] = (uint32_t)nnz;
-            for (q = 0; q < w; q++) {
-                double v = md->OG[(size_t)i * w + q];
-                if (v != 0.0) { md->og_idx[nnz] = (uint32_t)q; md->og_val[nnz] = v; nnz++; }
-            }
-        }
-        if (!r.bad) md->og_ptr[md->nout] = (uint32_t)nnz;
-    }
+    if (!r.bad && md->rk && /* F by rows, for the stages */
+        csr_rows(md->F, md->n, md->n, &md->f_ptr, &md->f_idx, &md->f_val) != 0)
+        r.bad = 1;
+    if (!r.bad && md->rk && /* OG by rows: each output reads a few of the 2 nq forces */
+        csr_rows(md->OG, md->nout, 2 * (size_t)md->nq, &md->og_ptr, &md->og_idx,
+                 &md->og_val) != 0)
+        r.bad = 1;
     if (!r.bad) { /* version 2: the tunable matrix parameters */
         uint32_t j, q, total = 0;
         const reader mark = r;
@@ -304,22 +300,9 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                     md->xc[s][(size_t)i * md->k + q] = src[(size_t)q * md->n + md->act[i]];
         }
     }
-    if (!r.bad) { /* the output map's nonzeros by row: most outputs read a few entries */
-        size_t nnz = 0, q, j;
-        for (q = 0; q < (size_t)md->nout * nz; q++) nnz += md->C[q] != 0.0;
-        md->c_ptr = (uint32_t *)calloc((size_t)md->nout + 1, sizeof(uint32_t));
-        md->c_idx = (uint32_t *)calloc(nnz + 1, sizeof(uint32_t));
-        md->c_val = (double *)calloc(nnz + 1, sizeof(double));
-        if (!md->c_ptr || !md->c_idx || !md->c_val) r.bad = 1;
-        for (i = 0, nnz = 0; i < md->nout && !r.bad; i++) {
-            md->c_ptr[i] = (uint32_t)nnz;
-            for (j = 0; j < nz; j++) {
-                double v = md->C[(size_t)i * nz + j];
-                if (v != 0.0) { md->c_idx[nnz] = (uint32_t)j; md->c_val[nnz] = v; nnz++; }
-            }
-        }
-        if (!r.bad) md->c_ptr[md->nout] = (uint32_t)nnz;
-    }
+    if (!r.bad && /* the output map's nonzeros by row: most outputs read a few entries */
+        csr_rows(md->C, md->nout, nz, &md->c_ptr, &md->c_idx, &md->c_val) != 0)
+        r.bad = 1;
     if (r.bad || r.left != 0) {
         snprintf(err, err_size, "resources/model.bin is truncated or corrupt (%lu bytes); "
                  "rebuild the FMU with hydrofmu build --native", (unsigned long)size);
