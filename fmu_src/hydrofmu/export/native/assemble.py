@@ -3,13 +3,14 @@
 
 Physics stays in Python: the linear model (:mod:`~hydrofmu.runtime.linear.model`), its exact
 discretisation (:func:`~hydrofmu.runtime.linear.lti.discretize`), the particular solutions of the
-sinusoids (:func:`~hydrofmu.runtime.linear.lti.particular_solution`, on the ramp the three shifted
-components of :func:`~hydrofmu.runtime.linear.lti.ramped_components` for a start time 0) and the
-output map
-(:class:`~hydrofmu.runtime.simulator.outputs.OutputMap`). The parts whose outputs the map does not
-cover are
-probed: a linear one (a joint's reaction, position and velocity) is folded into the map; a
-linear PTO's power ``-F v`` becomes a product of two outputs. Anything else is refused,
+sinusoids (:func:`~hydrofmu.runtime.linear.lti.particular_solution`, on the ramp the three
+shifted components for a start time 0) and the output map
+(:class:`~hydrofmu.runtime.simulator.outputs.OutputMap`, completed by
+:mod:`~hydrofmu.export.native.output_rows`). The tunable PTO coefficients' derivatives of
+``F``, ``[G | c]`` and ``C`` (checked affine). With quadratic drag or the elevation input
+and ``time_scheme = "rk4"``, the Runge-Kutta mode (:class:`~.blob.NativeRK`): the linear
+model without those two forces, their lifts into the state derivative and the outputs, the
+drag coefficients and the excitation FIR. Anything else that is not linear is refused,
 naming the part.
 
 Build time only.
@@ -32,16 +33,7 @@ from ...runtime.linear.model import LinearModel
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.outputs import map_rows
 from .blob import NativeModel, NativeRK, TunableMatrices
-
-#: How a refused model is told to change.
-FIX = ("use radiation.method = 'state_space' (or 'constant') and linear moorings (quadratic "
-       "drag and the elevation input are stepped with time_scheme = 'rk4'), or build the "
-       "Python FMU (hydrofmu build without --native)")
-
-#: Relative agreement required when a hybrid part's outputs are checked for linearity at a
-#: random point: a linear map reproduces them to a few ulps of the terms; 1e-9 is far above.
-LINEARITY_TOLERANCE = 1e-9
-
+from .output_rows import FIX, hybrid_rows, sine_factor
 
 #: The parts that are not linear and that the native runtime still steps, by RK4 as the
 #: Python FMU's ``rk4`` scheme: quadratic drag and the excitation by the elevation input.
@@ -78,88 +70,6 @@ def refusal(sim: Any) -> str:
     return ""
 
 
-def _fake_context(n: int, m: int, q: NDArray, v: NDArray, fc: NDArray, u: NDArray,
-                  multiplier_map: NDArray | None) -> SimpleNamespace:
-    mult = multiplier_map @ fc if multiplier_map is not None else np.zeros(0)
-    return SimpleNamespace(q=q, v=v, vn=v, u=u, multipliers=mult, t=0.0, t0=0.0, s=0.0,
-                           sn=0.0, y=None)
-
-
-def _probe(part: Any, n: int, m: int, multiplier_map: NDArray | None
-           ) -> tuple[NDArray, NDArray, list[int]]:
-    """A part's outputs as ``base + J [q; v; fc; u]`` (shape (p, 3n + m)), and the rows
-    that are not linear (checked at a seeded random point)."""
-    size = 3 * n + m
-
-    def call(x: NDArray) -> NDArray:
-        ctx = _fake_context(n, m, x[:n], x[n : 2 * n], x[2 * n : 3 * n], x[3 * n :],
-                            multiplier_map)
-        return np.asarray(part.outputs(ctx), dtype=float)
-
-    base = call(np.zeros(size))
-    jac = np.stack([call(e) - base for e in np.eye(size)], axis=1)
-    rng = np.random.default_rng(20261126)
-    x = rng.standard_normal(size)
-    got = call(x)
-    want = base + jac @ x
-    scale = np.abs(base) + np.abs(jac) @ np.abs(x) + 1e-300
-    bad = np.flatnonzero(~(np.abs(got - want) <= LINEARITY_TOLERANCE * scale))
-    return base, jac, [int(i) for i in bad]
-
-
-def _hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: NDArray
-                 ) -> list[tuple[int, int, int, float]]:
-    """Fold the hybrid parts' outputs into ``c`` and ``h`` (in place; ``c`` maps
-    ``[y, u, 1, ...]``); the products."""
-    n, nr = sim.n, sim.nr
-    m = sim.u.size
-    big_n = sim.y.size
-    nz = c.shape[1]
-    basis = sim.constraints.basis
-    q_map = np.zeros((n, nz))
-    q_map[:, :nr] = basis
-    v_map = np.zeros((n, nz))
-    v_map[:, nr : 2 * nr] = basis
-    u_map = np.zeros((m, nz))
-    u_map[:, big_n : big_n + m] = np.eye(m)
-    fc_z, fc_h = c[fc_rows], h[fc_rows]
-    mult = getattr(sim, "_multiplier_map", None)  # the simulator's own, as the map uses it
-    products: list[tuple[int, int, int, float]] = []
-    for part in hybrid:
-        sl = part.output_slice
-        base, jac, bad = _probe(part, n, m, mult)
-        jq, jv, jf, ju = (jac[:, :n], jac[:, n : 2 * n], jac[:, 2 * n : 3 * n],
-                          jac[:, 3 * n :])
-        rows_z = jq @ q_map + jv @ v_map + jf @ fc_z + ju @ u_map
-        rows_z[:, big_n + m] += base
-        rows_h = jf @ fc_h
-        c[sl] = rows_z
-        h[sl] = rows_h
-        # A linear PTO: outputs [F, -F g.v] (g: the PTO coordinate's gradient, a body DOF
-        # or a joint's relative motion); the power is a product of two outputs (also when
-        # both its coefficients are 0 at build: they are tunable).
-        gradient = getattr(part, "gradient", None)
-        pto = getattr(part, "kind", "") == "pto.linear" and gradient is not None
-        if not bad and not pto:
-            continue
-        if not pto or bad not in ([1], []):
-            names = ", ".join(sim.output_names(sim.bodies, sim.config)[sl][b] for b in bad)
-            raise ExportError(f"the outputs {names} of part '{part.kind}' are not linear in "
-                              "the state and inputs: the native FMU cannot compute them; "
-                              f"fix: {FIX}", value=part.kind)
-        v_row = np.asarray(gradient) @ v_map
-        v_rows = np.flatnonzero(np.all(np.abs(c - v_row) <= 1e-12 * (np.abs(v_row).max()
-                                                                       + 1e-300), axis=1)
-                                & np.all(h == 0.0, axis=1))
-        if v_rows.size == 0:
-            raise ExportError(f"part '{part.kind}': no output carries the velocity that its "
-                              "power needs", value=part.kind)
-        c[sl.start + 1] = 0.0
-        h[sl.start + 1] = 0.0
-        products.append((sl.start + 1, sl.start, int(v_rows[0]), -1.0))
-    return products
-
-
 def live_states(f: NDArray, g: NDArray, y0: NDArray, forcing: NDArray) -> NDArray[np.bool_]:
     """The states that can ever be nonzero: started nonzero, driven by an input, the
     constant or a sinusoid, or by another live state (the closure through ``F``). The
@@ -171,50 +81,6 @@ def live_states(f: NDArray, g: NDArray, y0: NDArray, forcing: NDArray) -> NDArra
         if np.array_equal(grown, live):
             return live
         live = grown
-
-
-#: The outputs' sinusoids factorised (``H = O S``, :func:`sine_factor`) must give every row
-#: of ``H`` to this fraction of the magnitude of its terms: the factors regroup the same
-#: sums (a few ulps); a wrong factor is off by O(1).
-FACTOR_TOLERANCE = 1e-12
-
-
-def sine_factor(sim: Any, model: LinearModel, h_rows: NDArray, h: NDArray
-                ) -> tuple[NDArray, NDArray] | None:
-    """``(S, O)`` with ``h = O S``: the outputs' sinusoids (rows ``h_rows`` of the output
-    map) through the few signals that carry them, the sinusoidal forces of each channel
-    and DOF (the excitation) and the parts' own sinusoid outputs (the elevation). The runtime
-    then sums r signals over the k components instead of every row. ``None`` when it does
-    not save work or does not reproduce ``h`` within :data:`FACTOR_TOLERANCE`."""
-    k = model.omega.size
-    if not k or not len(h_rows):
-        return None
-    asm = sim.assembly
-    n = asm.n
-    chans = [ch for ch, sines in model.channel_sines.items() if np.any(sines != 0.0)]
-    width = n * len(chans)
-    extra = {}
-    for i, ch in enumerate(chans):
-        block = np.zeros((n, width))
-        block[:, i * n : (i + 1) * n] = np.eye(n)
-        extra[ch] = block
-    c_ext = map_rows(asm, model, extra)[0] if chans else np.zeros((h.shape[0], 0))
-    o_body = c_ext[np.asarray(h_rows), c_ext.shape[1] - width :]
-    s_body = (np.concatenate([model.channel_sines[ch] for ch in chans]) if chans
-              else np.zeros((0, k), dtype=complex))
-    used = np.flatnonzero(np.any(s_body != 0.0, axis=1) & np.any(o_body != 0.0, axis=0))
-    body_rows = (5 + len(asm.channels)) * n  # the body quantities come first
-    own = [i for i, row in enumerate(h_rows) if row >= body_rows]
-    sig = np.concatenate([s_body[used], h[own]])
-    omap = np.zeros((len(h_rows), sig.shape[0]))
-    omap[:, : used.size] = o_body[:, used]
-    omap[own, used.size + np.arange(len(own))] = 1.0
-    if sig.shape[0] >= len(h_rows):
-        return None
-    terms = np.abs(omap) @ np.abs(sig) + np.abs(h)
-    if not np.all(np.abs(omap @ sig - h) <= FACTOR_TOLERANCE * terms):
-        return None
-    return sig, omap
 
 
 def _snapshot(sim: Any) -> SimpleNamespace:
@@ -229,7 +95,7 @@ def _snapshot(sim: Any) -> SimpleNamespace:
                           f"{sim.warnings}); the native FMU cannot be built", value=None)
     c = np.array(omap.c, dtype=float)
     h = np.array(omap.h, dtype=complex)
-    products = _hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
+    products = hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
     return SimpleNamespace(
         f=np.array(model.f, dtype=float),
         g=np.concatenate([model.g, model.c[:, None]], axis=1), c=c, h=h, products=products,
@@ -396,7 +262,7 @@ def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any]) -> NativeModel
     if wave is not None:
         extra[wave.channel] = np.hstack([np.zeros((n, n)), eye])
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
-    products = _hybrid_rows(sim, [q for q in hybrid if q is not wave], fc_rows, c, h)
+    products = hybrid_rows(sim, [q for q in hybrid if q is not wave], fc_rows, c, h)
     basis = sim.constraints.basis
     eg = np.zeros((big_n, n))
     eg[nr : 2 * nr] = sim.assembly.acc_map
