@@ -29,6 +29,7 @@ from fmpy.fmi2 import (
 from fmpy.validation import validate_fmu
 
 from hydrofmu.config.configuration import default_config
+from hydrofmu.cosim.doctor import diagnose
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.runtime.errors import ExportError
 from native_helpers import build_pair, compare, compile_host, host_run, interface
@@ -102,7 +103,8 @@ def test_elevation_input_equals_python_rk4(elevation: tuple[Path, Path], dt: flo
 def test_rk_interface_and_validation(drag: tuple[Path, Path],
                                      elevation: tuple[Path, Path]) -> None:
     """fmpy validates both; the native FMU declares the scheme it steps (time_scheme =
-    rk4) and keeps the wave height tunable for the internal sea only."""
+    rk4; hydrofmu doctor says so) and keeps the wave height tunable for the internal sea
+    only."""
     for pair in (drag, elevation):
         assert validate_fmu(str(pair[1])) == []
     for pair, height in ((drag, "tunable"), (elevation, "fixed")):
@@ -110,6 +112,8 @@ def test_rk_interface_and_validation(drag: tuple[Path, Path],
         found = {v.get("name"): v for v in root.find("ModelVariables")}
         assert found["time_scheme"][0].get("start") == "rk4"
         assert found["wave.height"].get("variability") == height
+        findings = [f.text for f in diagnose(pair[1]).findings]
+        assert any("stepped by rk4 internal steps" in f for f in findings), findings
 
 
 def _slave(fmu: Path, tmp: Path, name: str) -> tuple[FMU2Slave, Any]:

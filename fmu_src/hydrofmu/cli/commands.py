@@ -95,8 +95,9 @@ def _build(args: argparse.Namespace) -> int:
         from ..export.native.assemble import refusal
 
         if not refusal(model.simulator()):  # the model in memory, not the FMU's payload
-            print("note: every part of this model is linear: `hydrofmu build --native` makes "
-                  "an FMU with no Python at run time (C/C++ hosts, OpenModelica, Simulink)")
+            print("note: the native runtime can step every part of this model: `hydrofmu "
+                  "build --native` makes an FMU with no Python at run time (C/C++ hosts, "
+                  "OpenModelica, Simulink)")
     from ..export.osp import write_osp_model_description
 
     osp = write_osp_model_description(path)

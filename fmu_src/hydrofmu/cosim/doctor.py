@@ -155,9 +155,13 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
         except ExportError as exc:
             d.add("problem", f"resources/model.bin is not a native model: {exc}")
             return d
+        scheme = next((v[0].get("start") for v in root.iter("ScalarVariable")
+                       if v.get("name") == "time_scheme" and len(v)), "exact")
+        stepping = ("exact discretisation" if scheme == "exact" else
+                    f"{scheme} internal steps (quadratic drag or the elevation input)")
         d.add("ok", f"native FMU (C runtime, no Python or numpy needed): {head['n']} states, "
                     f"{head['m']} inputs, {head['outputs']} outputs, {head['components']} "
-                    "wave components")
+                    f"wave components; stepped by {stepping}")
         if "sources/hydrofmu_native.c" in names:
             d.add("ok", "C sources shipped: an importer can compile them for another platform")
         return d
