@@ -88,14 +88,18 @@ def _snapshot(sim: Any) -> SimpleNamespace:
     ``g = [G, c]``, the output map ``c`` of ``[y, u, 1]`` and ``h`` (hybrid parts folded
     in), ``products``, and what must not depend on a tunable matrix parameter."""
     model: LinearModel = sim.linear_model
-    omap = sim.output_map
-    if omap is None:
-        raise ExportError("the linear output map of this model disagrees with the "
-                          "part-by-part assembly (see the simulator's warnings: "
-                          f"{sim.warnings}); the native FMU cannot be built", value=None)
-    c = np.array(omap.c, dtype=float)
-    h = np.array(omap.h, dtype=complex)
-    products = hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
+    nonlinear = _not_linear(sim)
+    if nonlinear:  # the Runge-Kutta mode: c maps [y, u, 1, g_drag, g_exc]
+        c, h, products = _rk_rows(sim, model, nonlinear)
+    else:
+        omap = sim.output_map
+        if omap is None:
+            raise ExportError("the linear output map of this model disagrees with the "
+                              "part-by-part assembly (see the simulator's warnings: "
+                              f"{sim.warnings}); the native FMU cannot be built", value=None)
+        c = np.array(omap.c, dtype=float)
+        h = np.array(omap.h, dtype=complex)
+        products = hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
     return SimpleNamespace(
         f=np.array(model.f, dtype=float),
         g=np.concatenate([model.g, model.c[:, None]], axis=1), c=c, h=h, products=products,
@@ -188,24 +192,22 @@ def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeMo
     why = refusal(sim)
     if why:
         raise ExportError(why, value=[p.kind for p in sim.parts])
-    model: LinearModel = sim.linear_model
-    nonlinear = _not_linear(sim)
-    if nonlinear:  # the Runge-Kutta mode: its PTO coefficients stay fixed
-        for name in tunable:
-            warnings.warn(f"parameter '{name}' is fixed in the native FMU: with quadratic drag "
-                          "or the elevation input (the Runge-Kutta mode) only the wave height "
-                          "stays tunable", stacklevel=2)
-        return _rk_model(sim, model, nonlinear)
     base = _snapshot(sim)
+    nonlinear = _not_linear(sim)
+    n_extra = base.c.shape[1] - (sim.y.size + sim.u.size + 1)  # the RK mode's force columns
     derivatives: list[tuple[str, tuple[NDArray, NDArray, NDArray]]] = []
     for name in tunable:
         got = _matrix_derivatives(sim, name, base)
+        if not isinstance(got, str) and n_extra and np.any(got[2][:, -n_extra:] != 0.0):
+            got = "it changes how the drag or the excitation reaches the outputs"
         if isinstance(got, str):
             warnings.warn(f"parameter '{name}' is fixed in the native FMU: {got}",
                           stacklevel=2)
         else:
             derivatives.append((name, got))
-    model = sim.linear_model
+    model: LinearModel = sim.linear_model
+    if nonlinear:
+        return _rk_model(sim, model, nonlinear, base, derivatives)
     n_state = sim.y.size
     f, g = base.f, base.g
     hq = quantized_step(step)
@@ -248,11 +250,11 @@ def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeMo
     )
 
 
-def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any]) -> NativeModel:
-    """The Runge-Kutta mode (:class:`~.blob.NativeRK`): the linear model without the
-    quadratic drag and the elevation input's excitation, which the runtime adds at every
-    stage; the output map takes both as extra columns."""
-    n, nr, big_n, m = sim.n, sim.nr, sim.y.size, sim.u.size
+def _rk_rows(sim: Any, model: LinearModel, nonlinear: list[Any]
+             ) -> tuple[NDArray, NDArray, list[tuple[int, int, int, float]]]:
+    """The Runge-Kutta mode's output map: ``c`` of ``[y, u, 1, g_drag, g_exc]`` (the two DOF
+    forces as extra columns, n each), ``h`` and the products."""
+    n = sim.n
     viscous = next((q for q in nonlinear if q.kind == "viscous"), None)
     wave = next((q for q in nonlinear if q.kind == "wave_excitation"), None)
     eye = np.eye(n)
@@ -261,17 +263,35 @@ def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any]) -> NativeModel
         extra[viscous.channel] = np.hstack([eye, np.zeros((n, n))])
     if wave is not None:
         extra[wave.channel] = np.hstack([np.zeros((n, n)), eye])
+    if not extra:  # pragma: no cover - the mode needs one of them
+        raise ExportError("the Runge-Kutta mode without drag or elevation input", value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
     products = hybrid_rows(sim, [q for q in hybrid if q is not wave], fc_rows, c, h)
+    return c, h, products
+
+
+def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any], base: SimpleNamespace,
+              derivatives: list[tuple[str, tuple[NDArray, NDArray, NDArray]]]
+              ) -> NativeModel:
+    """The Runge-Kutta mode (:class:`~.blob.NativeRK`): the linear model without the
+    quadratic drag and the elevation input's excitation, which the runtime adds at every
+    stage; the output map takes both as extra columns (``base``: :func:`_snapshot`; the
+    tunable PTO coefficients' ``derivatives`` as for the exact mode)."""
+    n, nr, big_n, m = sim.n, sim.nr, sim.y.size, sim.u.size
+    viscous = next((q for q in nonlinear if q.kind == "viscous"), None)
+    wave = next((q for q in nonlinear if q.kind == "wave_excitation"), None)
+    c, h, products = base.c, base.h, base.products
     basis = sim.constraints.basis
     eg = np.zeros((big_n, n))
     eg[nr : 2 * nr] = sim.assembly.acc_map
     vel = np.zeros((n, big_n))
     vel[:, nr : 2 * nr] = basis
-    f = model.f
-    g = np.concatenate([model.g, model.c[:, None]], axis=1)
-    y0 = np.array(sim.y, dtype=float)
-    keep = np.flatnonzero(live_states(f, np.concatenate([g, eg], axis=1), y0, model.forcing))
+    f, g, y0 = base.f, base.g, base.y0
+    # Live: the closure over every value of the tunable parameters (their sparsity union).
+    f_any = np.abs(f) + sum((np.abs(d[0]) for _, d in derivatives), np.zeros_like(f))
+    g_any = np.abs(g) + sum((np.abs(d[1]) for _, d in derivatives), np.zeros_like(g))
+    keep = np.flatnonzero(live_states(f_any, np.concatenate([g_any, eg], axis=1), y0,
+                                      model.forcing))
     one = big_n + m
     cols = np.concatenate([keep, np.arange(big_n, one + 1)])  # [x_live, u, 1]
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
@@ -290,11 +310,16 @@ def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any]) -> NativeModel
         rk.preview_steps = float(filt.preview_steps)
         rk.wave_ramp = max(float(wave.ramp_time), 0.0)
     nk = keep.size
+    forcing = np.array(model.forcing)[:, keep]
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
-        omega=np.array(model.omega, dtype=float), steady=model.forcing[:, keep],
+        omega=np.array(model.omega, dtype=float), steady=forcing,
         ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
+        forcing=forcing,
+        tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),
+                                  df=d[0][np.ix_(keep, keep)], dg=d[1][keep], dc=d[2][:, cols])
+                  for name, d in derivatives],
     )

@@ -286,7 +286,7 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                     used = md->xr_re[s][at] != 0.0 || md->xr_im[s][at] != 0.0;
             }
             /* with tunable matrices every state may get a particular solution */
-            if (used || md->ntun) md->act[cnt++] = i;
+            if (used || (md->ntun && !md->rk)) md->act[cnt++] = i; /* RK: X is fixed */
         }
         md->nact = cnt;
         for (s = 0; s < 8 && !r.bad; s++) {
@@ -1155,10 +1155,20 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                      const double *pim, double *dy) {
     const hfn_model *md = &c->md;
     uint32_t i, j, n = md->n, nq = md->nq, na = md->nact;
-    for (i = 0; i < n; i++) { /* F's nonzeros by row (the Runge-Kutta mode's F is fixed) */
-        double sum = 0.0;
-        for (j = md->f_ptr[i]; j < md->f_ptr[i + 1]; j++) sum += md->f_val[j] * y[md->f_idx[j]];
-        dy[i] = sum + c->rk_b[i];
+    if (c->cur_F == md->F) { /* F's nonzeros by row */
+        for (i = 0; i < n; i++) {
+            double sum = 0.0;
+            for (j = md->f_ptr[i]; j < md->f_ptr[i + 1]; j++)
+                sum += md->f_val[j] * y[md->f_idx[j]];
+            dy[i] = sum + c->rk_b[i];
+        }
+    } else { /* rebuilt for the tunable parameters' values */
+        for (i = 0; i < n; i++) {
+            const double *row = c->cur_F + (size_t)i * n;
+            double sum = 0.0;
+            for (j = 0; j < n; j++) sum += row[j] * y[j];
+            dy[i] = sum + c->rk_b[i];
+        }
     }
     if (md->k) {
         double rf = half_cosine(t - *c->d.t0, md->ramp_time) * *c->d.scale;
