@@ -296,6 +296,22 @@ def test_sanitizers_find_nothing_in_rk_mode(drag: tuple[Path, Path],
             assert proc.stdout.strip().endswith("OK")
 
 
+def test_no_allocation_while_stepping_in_rk_mode(elevation: tuple[Path, Path],
+                                                 folder: Path, tmp_path: Path) -> None:
+    """The runtime linked into the host with malloc, calloc and realloc wrapped: 500 steps of
+    the elevation-input FMU (history, FIRs, partial internal steps at 0.07 s) allocate
+    nothing; instantiation does."""
+    info = _unpacked(elevation[1], folder, "wave.elevation_input")
+    host = compile_host(tmp_path / "count_host", "-DCOUNT_ALLOC",
+                        "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc", direct=True)
+    env = {**os.environ, "HFN_INPUT_AMPLITUDE": "0.5"}
+    for dt in (0.1, 0.07):
+        proc = host_run(host, "bench", info, dt, 500, env=env)
+        assert proc.returncode == 0, proc.stdout[-2000:]
+        line = next(x for x in proc.stdout.splitlines() if x.startswith("ALLOCATIONS"))
+        assert line.split()[1] == "0" and int(line.split()[3]) > 10, line
+
+
 @pytest.mark.parametrize("scheme", ["exact", "etdrk4"])
 def test_drag_with_another_scheme_is_refused_naming_rk4(folder: Path, scheme: str) -> None:
     """Drag is stepped by RK4 only: with another scheme the build says so (``exact``: the
