@@ -1700,7 +1700,7 @@ fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t
     md = &c->md;
     for (i = 0; i < nvr; i++) {
         fmi2ValueReference r = vr[i];
-        if (r < VR_IN(md) && r + 1 == md->scale_par) {
+        if (r < VR_IN(md) && (r + 1 == md->scale_par || tunable_index(md, r) >= 0)) {
             double v = value[i];
             if (refused(c, C_SET_INPUT, "fmi2SetReal (tunable parameter)")) {
                 status = fmi2Error;
@@ -1710,22 +1710,10 @@ fmi2Status fmi2SetReal(fmi2Component comp, const fmi2ValueReference vr[], size_t
                 status = fmi2Error;
             } else {
                 c->d.par_r[r] = v;
-                *c->d.scale = v / md->par_r[r]; /* the sinusoids are linear in it */
-                *c->d.xp_valid = 0.0;
-                *c->d.dirty = 1.0;
-            }
-        } else if (r < VR_IN(md) && tunable_index(md, r) >= 0) {
-            double v = value[i];
-            if (refused(c, C_SET_INPUT, "fmi2SetReal (tunable parameter)")) {
-                status = fmi2Error;
-            } else if (!(isfinite(v) && v >= 0.0)) {
-                REFUSE(c, "%s = %g refused, it keeps its value %g: it must be a finite number "
-                       ">= 0", md->names[r], v, c->d.par_r[r]);
-                status = fmi2Error;
-            } else {
-                /* F, G, C and the particular solutions follow before the next step or
-                 * output (tunables_current) */
-                c->d.par_r[r] = v;
+                if (r + 1 == md->scale_par) /* the sinusoids are linear in it */
+                    *c->d.scale = v / md->par_r[r];
+                /* a matrix parameter: F, G, C and the particular solutions follow before the
+                 * next step or output (tunables_current) */
                 *c->d.xp_valid = 0.0;
                 *c->d.dirty = 1.0;
             }
