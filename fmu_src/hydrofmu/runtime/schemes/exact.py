@@ -53,8 +53,10 @@ from ..linear.stepper import ExactStepper, SinusoidBank, SinusoidSegment
 from .base import DIVERGENCE_LIMIT, RHS, Interval, TimeScheme, diverged
 
 #: Why a linear model stepped exactly diverges, and what to check.
-DIVERGENCE_ADVICE = ("the model itself is unstable (its system matrix has an eigenvalue "
-                     "with a positive real part); check the mass, stiffness and damping data")
+DIVERGENCE_ADVICE = ("either the model is unstable (its system matrix has an eigenvalue "
+                     "with a positive real part) or, over a long step, a DOF without a "
+                     "restoring force drifts this far; check the mass, stiffness and damping "
+                     "data, or take shorter communication steps")
 
 
 def segments(model: LinearModel, t0: float, bank: SinusoidBank | None = None

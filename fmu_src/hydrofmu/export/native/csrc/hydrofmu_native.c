@@ -1929,9 +1929,10 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
         for (i = 0; i < md->n; i++) norm2 += c->xnew[i] * c->xnew[i];
         if (!(norm2 <= md->div_limit * md->div_limit)) {
             logf_(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s "
-                  "failed: the state diverged (|y| = %g at t = %.17g s): the model itself is "
-                  "unstable; check the mass, stiffness and damping data; the state stays at "
-                  "the start of the step", t, h, sqrt(norm2), t_end);
+                  "failed: the state diverged (|y| = %g at t = %.17g s): either the model is "
+                  "unstable or, over a long step, a DOF without a restoring force drifts this "
+                  "far; check the mass, stiffness and damping data, or take shorter steps; the "
+                  "state stays at the start of the step", t, h, sqrt(norm2), t_end);
             c->d.r[0] = saved_r0; c->d.r[1] = saved_r1; *c->d.rot_count = saved_count;
             phasors_at(c, fmu_time);
             return fmi2Discard;
