@@ -250,13 +250,19 @@ def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeMo
     )
 
 
+def _rk_parts(nonlinear: list[Any]) -> tuple[Any, Any]:
+    """The Runge-Kutta mode's two parts among ``nonlinear``: (viscous, wave excitation),
+    each ``None`` when absent."""
+    return (next((q for q in nonlinear if q.kind == "viscous"), None),
+            next((q for q in nonlinear if q.kind == "wave_excitation"), None))
+
+
 def _rk_rows(sim: Any, model: LinearModel, nonlinear: list[Any]
              ) -> tuple[NDArray, NDArray, list[tuple[int, int, int, float]]]:
     """The Runge-Kutta mode's output map: ``c`` of ``[y, u, 1, g_drag, g_exc]`` (the two DOF
     forces as extra columns, n each), ``h`` and the products."""
     n = sim.n
-    viscous = next((q for q in nonlinear if q.kind == "viscous"), None)
-    wave = next((q for q in nonlinear if q.kind == "wave_excitation"), None)
+    viscous, wave = _rk_parts(nonlinear)
     eye = np.eye(n)
     extra: dict[str | None, NDArray] = {}
     if viscous is not None:
@@ -278,8 +284,7 @@ def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any], base: SimpleNa
     stage; the output map takes both as extra columns (``base``: :func:`_snapshot`; the
     tunable PTO coefficients' ``derivatives`` as for the exact mode)."""
     n, nr, big_n, m = sim.n, sim.nr, sim.y.size, sim.u.size
-    viscous = next((q for q in nonlinear if q.kind == "viscous"), None)
-    wave = next((q for q in nonlinear if q.kind == "wave_excitation"), None)
+    viscous, wave = _rk_parts(nonlinear)
     c, h, products = base.c, base.h, base.products
     basis = sim.constraints.basis
     eg = np.zeros((big_n, n))

@@ -597,7 +597,7 @@ typedef struct {
     int32_t *par_i;
     char **par_s;
     /* work and caches (not state: functions of the model and the step length) */
-    double *w, *xp, *xp1, *xnew, *xtmp, *acc, *fused, *rot_re, *rot_im, *dwork;
+    double *w, *xp, *xp1, *xnew, *xtmp, *fused, *rot_re, *rot_im, *dwork;
     int *ipiv;
     double cache_h, cache_hq, rot_h, rot_ramp_re, rot_ramp_im;
     const double *cur_fused;
@@ -1333,7 +1333,7 @@ static unsigned char *read_file(const char *path, size_t *size) {
 
 static void free_instance(instance *c) {
     if (!c) return;
-    free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew); free(c->xtmp); free(c->acc);
+    free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew); free(c->xtmp);
     free(c->fused); free(c->rot_re); free(c->rot_im); free(c->dwork); free(c->ipiv);
     {
         int q;
@@ -1455,7 +1455,6 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     c->xp1 = (double *)calloc(c->md.n + 1, sizeof(double));
     c->xnew = (double *)calloc(c->md.n + 1, sizeof(double));
     c->xtmp = (double *)calloc(c->md.n + 1, sizeof(double));
-    c->acc = (double *)calloc(c->md.n + 1, sizeof(double));
     c->fused = (double *)calloc((size_t)c->md.n * c->md.nz + 1, sizeof(double));
     c->rot_re = (double *)calloc(c->md.k + 1, sizeof(double));
     c->rot_im = (double *)calloc(c->md.k + 1, sizeof(double));
@@ -1523,7 +1522,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
             return NULL;
         }
     }
-    if (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->acc || !c->fused || !c->rot_re ||
+    if (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->fused || !c->rot_re ||
         !c->rot_im || !c->dwork || !c->ipiv || !c->par_i || !c->par_s) {
         plain_log(functions, name, "fmi2Instantiate: out of memory");
         free_instance(c);
