@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.io.readers import read_bemio
-from hydrofmu.runtime.errors import HydroDataError
-from hydrofmu.runtime.hydrodata.checks import (
+from hydrofmu.io.hydro_checks import (
     DAMPING_ERROR_RTOL,
     SYMMETRY_RTOL,
     HydroDataWarning,
     check_hydrodata,
     check_mass_matrix,
 )
+from hydrofmu.io.readers import read_bemio
+from hydrofmu.runtime.errors import HydroDataError
 from hydrofmu.runtime.hydrodata.model import HydroData
 
 

@@ -11,8 +11,8 @@ from scipy import integrate
 from hydrofmu.runtime.errors import ConfigError, HydroDataError
 from hydrofmu.runtime.hydrodata.model import HydroData
 from hydrofmu.runtime.irf import checks as irf_checks
-from hydrofmu.runtime.irf import duration as irf_duration
 from hydrofmu.runtime.irf import transforms as kernels
+from hydrofmu.statespace import irf_duration
 from paths import BEMIO_SPHERE
 
 SPHERE = BEMIO_SPHERE

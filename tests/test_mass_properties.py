@@ -9,14 +9,14 @@ import warnings
 import numpy as np
 import pytest
 
-from hydrofmu.runtime.errors import ConfigError
-from hydrofmu.runtime.simulator.rigid_body import (
+from hydrofmu.config.rigid_body import (
     ADDED_MASS_TERMS,
     added_mass_matrix,
     frame_to_world,
     rotation_matrix,
     spatial_mass_matrix,
 )
+from hydrofmu.runtime.errors import ConfigError
 from physics_helpers import bemio_sphere_body, make_simulator
 
 # Sums and products of a few O(1e6) numbers: float round-off.

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 import xarray as xr
 
+from hydrofmu.io.hydro_checks import HydroDataWarning
 from hydrofmu.io.readers import read_bemio, read_capytaine, read_hydro, read_hydro_bodies
 from hydrofmu.runtime.errors import HydroDataError
-from hydrofmu.runtime.hydrodata.checks import HydroDataWarning
 from hydrofmu.runtime.hydrodata.model import HydroData
 
 SPHERE_RADIUS = 5.0  # m, examples/data/README.md

@@ -16,8 +16,8 @@ from hydrofmu.runtime.errors import HydroDataError
 from hydrofmu.runtime.forces.radiation_ss import StateSpaceRadiation
 from hydrofmu.runtime.hydrodata.model import HydroData
 from hydrofmu.runtime.irf.checks import ROUNDTRIP_BAND_FRACTION, irf_roundtrip_error
-from hydrofmu.runtime.irf.duration import default_irf_time
 from hydrofmu.runtime.irf.transforms import radiation_irf
+from hydrofmu.statespace.irf_duration import default_irf_time
 from hydrofmu.statespace.realisation import (
     DEFAULT_TOLERANCE,
     RadiationRealisation,

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hydrofmu.io.hydro_checks import HydroDataWarning
 from hydrofmu.io.readers import read_hydro
 from hydrofmu.runtime.errors import ConfigError, HydroDataError
-from hydrofmu.runtime.hydrodata.checks import HydroDataWarning
 from hydrofmu.runtime.hydrodata.model import HydroData
 from hydrofmu.runtime.hydrodata.store import STORED_FIELDS, load_model, save_model
 
@@ -92,7 +92,7 @@ def test_no_pickle_needed(cylinder: HydroData, tmp_path: Path) -> None:
 
 def test_store_is_numpy_only() -> None:
     """The FMU run time imports the store without xarray, h5py or netCDF4."""
-    code = ("import sys, hydrofmu.runtime.hydrodata.store, hydrofmu.runtime.hydrodata.checks; "
+    code = ("import sys, hydrofmu.runtime.hydrodata.store, hydrofmu.io.hydro_checks; "
             "heavy = [m for m in ('xarray', 'h5py', 'netCDF4', 'capytaine') "
             "if m in sys.modules]; print(heavy); sys.exit(bool(heavy))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

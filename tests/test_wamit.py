@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hydrofmu.io.hydro_checks import HydroDataWarning
 from hydrofmu.io.readers import read_hydro_bodies
 from hydrofmu.io.wamit import read_wamit, read_wamit_bodies
 from hydrofmu.runtime.errors import HydroDataError
-from hydrofmu.runtime.hydrodata.checks import HydroDataWarning
 from hydrofmu.runtime.hydrodata.multibody import MultiBodyData
 from hydrofmu.runtime.hydrodata.store import load_model, save_model
 from paths import WAMIT_RM3

@@ -13,7 +13,7 @@ import numpy as np
 from ..runtime.errors import ConfigError, did_you_mean
 from ..runtime.forces.hydrostatics import gravity_stiffness_correction, static_imbalance
 from ..runtime.hydrodata.model import DOF_NAMES, HydroData
-from ..runtime.simulator.rigid_body import (
+from .rigid_body import (
     added_mass_matrix,
     frame_to_world,
     rotation_matrix,

@@ -167,8 +167,8 @@ def resolve(
     data: dict[str, Any], base: Path, *, where: str = "configuration"
 ) -> tuple[list[HydroData], dict[str, Any]]:
     """Validate a configuration dictionary and load its data (paths relative to ``base``)."""
+    from ..io.hydro_checks import check_hydrodata, check_mass_matrix
     from ..io.readers import read_hydro
-    from ..runtime.hydrodata.checks import check_hydrodata, check_mass_matrix
 
     cfg = parse_config(data, where=where)
     from ..runtime.forces.moordyn_mooring import embed_moordyn_file

@@ -26,9 +26,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..runtime.errors import HydroDataError
-from ..runtime.hydrodata.checks import HydroDataWarning, check_hydrodata
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.hydrodata.multibody import MultiBodyData
+from .hydro_checks import HydroDataWarning, check_hydrodata
 from .reader_tools import check_file, drop_failed_frequencies, estimate_added_mass_inf, select_body
 
 __all__ = ["read_bemio", "read_bemio_bodies"]
@@ -47,7 +47,7 @@ def read_bemio(path: str | Path, body: str | None = None, *, check: bool = True)
         ``"bodyN"`` or the body's ``properties/name``; may be ``None`` when the file holds
         one body.
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -87,7 +87,7 @@ def read_bemio_bodies(path: str | Path, *, check: bool = True) -> MultiBodyData:
     path
         The ``.h5`` file.
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on every body.
 
     Returns
     -------

@@ -28,7 +28,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..runtime.errors import HydroDataError
-from ..runtime.hydrodata.checks import HydroDataWarning, check_hydrodata
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.hydrodata.multibody import MultiBodyData
 from .capytaine_dataset import (
@@ -42,6 +41,7 @@ from .capytaine_dataset import (
     required_matrix,
     scalar_variable,
 )
+from .hydro_checks import HydroDataWarning, check_hydrodata
 from .reader_tools import (
     UnsupportedFormatError,
     check_file,
@@ -71,7 +71,7 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
     body
         Body name; may be ``None`` when the file holds one body.
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -87,7 +87,7 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
         absent (2.x), the origin, with a note; centres are NaN and the displaced volume NaN
         unless the file states them (``disp_mass / rho``). Rows whose data is NaN (failed
         BEM problems) are dropped with a
-        :class:`~hydrofmu.runtime.hydrodata.checks.HydroDataWarning`.
+        :class:`~hydrofmu.io.hydro_checks.HydroDataWarning`.
 
     Raises
     ------
@@ -113,7 +113,7 @@ def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyD
     path
         The ``.nc`` file.
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on every body.
 
     Returns
     -------

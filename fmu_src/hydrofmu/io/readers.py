@@ -70,7 +70,7 @@ def _read_hydro(path: str | Path, body: str | None = None, *, check: bool = True
         Body to read when the file holds several (name, or ``"bodyN"`` for BEMIO and
         WAMIT).
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -101,7 +101,7 @@ def read_hydro_bodies(path: str | Path, *, check: bool = True) -> Any:
     path
         ``.nc``, ``.h5`` / ``.hdf5`` or ``.out`` as for :func:`read_hydro`.
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on every body.
 
     Returns
     -------

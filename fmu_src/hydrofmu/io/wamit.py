@@ -46,9 +46,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..runtime.errors import HydroDataError
-from ..runtime.hydrodata.checks import check_hydrodata
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.hydrodata.multibody import MultiBodyData
+from .hydro_checks import check_hydrodata
 from .reader_tools import UnsupportedFormatError, check_file, select_body
 from .wamit_text import WamitBody, WamitParser, WamitPeriod
 
@@ -78,7 +78,7 @@ def read_wamit(path: str | Path, body: str | None = None, *, rho: float = DEFAUL
     rho
         Water density, kg/m^3 (WAMIT does not print it).
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on the result.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on the result.
 
     Returns
     -------
@@ -102,7 +102,7 @@ def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
     rho
         Water density, kg/m^3, > 0 (WAMIT does not print it; BEMIO's default is 1000).
     check
-        Run :func:`~hydrofmu.runtime.hydrodata.checks.check_hydrodata` on every body.
+        Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on every body.
 
     Returns
     -------

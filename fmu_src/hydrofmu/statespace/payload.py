@@ -35,9 +35,9 @@ import numpy as np
 
 from ..runtime.errors import ConfigError, HydroDataError
 from ..runtime.hydrodata.model import HydroData
-from ..runtime.irf.duration import default_irf_time
 from ..runtime.irf.transforms import radiation_irf, radiation_irf_from_arrays
 from ..runtime.parameters.table import irf_options
+from .irf_duration import default_irf_time
 from .realisation import (
     DEFAULT_MAX_ORDER,
     DEFAULT_TOLERANCE,

@@ -119,7 +119,6 @@ from ..runtime.errors import ConfigError, HydroDataError, as_finite
 from ..runtime.forces.radiation import active_pairs
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.irf.checks import ROUNDTRIP_BAND_FRACTION
-from ..runtime.irf.duration import default_irf_time
 from ..runtime.irf.transforms import radiation_irf
 from .fit import (
     REALISATION_NEGLIGIBLE,
@@ -130,6 +129,7 @@ from .fit import (
     fit_entry,
     fit_group,
 )
+from .irf_duration import default_irf_time
 from .model import PASSIVITY_REPAIR_LIMIT, RadiationRealisation, passivity, worst_pair
 from .passivity import data_margin, repair_passivity
 
@@ -367,7 +367,7 @@ def realise_radiation(
         As in :func:`realise_kernel`.
     duration
         Length of the kernel fitted, s; default: where it decays below 1e-3 of its
-        maximum (:func:`hydrofmu.runtime.irf.duration.default_irf_time`, capped at 60 s).
+        maximum (:func:`hydrofmu.statespace.irf_duration.default_irf_time`, capped at 60 s).
     delta
         Sample spacing of the fitted kernel, s; default ``pi / (4 omega_max)`` (four
         samples per half period of the fastest oscillation in K).

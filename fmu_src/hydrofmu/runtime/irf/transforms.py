@@ -1,7 +1,7 @@
 """Impulse-response functions (IRFs) of the radiation and excitation forces: the transforms.
 
 The segment-exact Fourier integrals are in :mod:`hydrofmu.runtime.irf.fourier`; the length
-is chosen in :mod:`hydrofmu.runtime.irf.duration`; the checks of a kernel (the Ogilvie
+is chosen in :mod:`hydrofmu.statespace.irf_duration`; the checks of a kernel (the Ogilvie
 round trip, the cut-off part of a non-causal kernel) are in :mod:`hydrofmu.runtime.irf.checks`.
 
 Run-time module: numpy and the standard library only, project imports relative.

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import HydroDataError
-from .model import DOF_NAMES, HydroData
+from ..runtime.errors import HydroDataError
+from ..runtime.hydrodata.model import DOF_NAMES, HydroData
 
 __all__ = [
     "DAMPING_ERROR_RTOL",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..errors import ConfigError
+from ..runtime.errors import ConfigError
 
 
 def skew(r: ArrayLike) -> NDArray[np.float64]:
@@ -133,7 +133,7 @@ def added_mass_matrix(value: object, *, what: str = "added_mass") -> NDArray[np.
         Unknown term (with the closest valid one), a term given twice in both orders, a
         wrong shape, non-finite entries, an asymmetric matrix, a negative eigenvalue.
     """
-    from ..errors import did_you_mean
+    from ..runtime.errors import did_you_mean
 
     if isinstance(value, dict):
         if not value:

@@ -1,6 +1,5 @@
 """The length of an IRF kernel: how long the radiation or excitation memory is kept.
 
-Run-time module: numpy and the standard library only, project imports relative.
 """
 
 from __future__ import annotations
@@ -11,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ConfigError, as_finite
-from ..hydrodata.model import HydroData
-from .fourier import check_frequencies, cut_frequency
-from .transforms import active_dofs, excitation_irf, radiation_envelope, radiation_irf
+from ..runtime.errors import ConfigError, as_finite
+from ..runtime.hydrodata.model import HydroData
+from ..runtime.irf.fourier import check_frequencies, cut_frequency
+from ..runtime.irf.transforms import active_dofs, excitation_irf, radiation_envelope, radiation_irf
 
 #: Default decay threshold of :func:`default_irf_time`: the kernel is kept until its
 #: normalised magnitude stays below this fraction of its maximum.
