@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from hydrofmu.config.configuration import default_config
+from hydrofmu.runtime.fmi import lifecycle as fmi_lifecycle
 from hydrofmu.runtime.fmi import slave as fmi_slave
 from hydrofmu.runtime.fmi import state_machine as fmi_states
 from hydrofmu.runtime.hydrodata.store import save_model
@@ -38,7 +39,9 @@ def slave(tmp_path: Path) -> Any:
 
 
 def _names(s: Any, causality: str) -> list[int]:
-    lo, hi = {"input": (s._in_lo, s._in_hi), "output": (s._out_lo, s._out_hi)}[causality]
+    table = s.variables
+    lo, hi = {"input": (table.input_lo, table.input_hi),
+              "output": (table.output_lo, table.output_hi)}[causality]
     return list(range(lo, hi))
 
 
@@ -51,7 +54,8 @@ def test_common_step_repeats_no_check(slave: Any, monkeypatch: pytest.MonkeyPatc
             return function(*args, **kwargs)
         return wrapper
 
-    monkeypatch.setattr(fmi_slave, "step_refusal", counting("step_refusal", fmi_slave.step_refusal))
+    monkeypatch.setattr(fmi_lifecycle, "step_refusal",
+                        counting("step_refusal", fmi_lifecycle.step_refusal))
     monkeypatch.setattr(fmi_states, "refusal", counting("refusal", fmi_states.refusal))
     inputs, outputs = _names(slave, "input"), _names(slave, "output")
     t = 0.0
@@ -63,7 +67,7 @@ def test_common_step_repeats_no_check(slave: Any, monkeypatch: pytest.MonkeyPatc
     # The time arguments and the work limit are checked once, for the first step of that
     # size; the state machine's message builder is never called while nothing is refused.
     assert calls == {"step_refusal": 1, "refusal": 0}
-    assert slave._time == pytest.approx(50 * H, rel=1e-12)  # 50 additions of 0.1 s
+    assert slave.run.time == pytest.approx(50 * H, rel=1e-12)  # 50 additions of 0.1 s
     # A longer step is checked again; a refused one still is, with its message.
     assert slave.do_step(t, 2 * H) is True
     assert calls["step_refusal"] == 2
@@ -81,7 +85,8 @@ def test_non_finite_input_still_refused_after_the_fast_path(slave: Any) -> None:
         assert "non-finite input" in slave.log_queue[-1].msg
     # Finite inputs whose sum overflows are not refused (the exact check clears them).
     slave.set_real(inputs[:2], [1.0e308, 1.0e308])
-    assert not math.isfinite(sum(slave._reals[slave._in_lo:slave._in_hi]))
+    table = slave.variables
+    assert not math.isfinite(sum(table.reals[table.input_lo:table.input_hi]))
     messages = len(slave.log_queue)
     slave.do_step(H, H)  # the model may diverge with 1e308 N; the input check passes
     assert not any("non-finite input" in m.msg for m in slave.log_queue[messages:])

@@ -6,12 +6,23 @@ only with relative imports. It holds no physics: it maps FMI value references to
 simulator's input and output vectors, turns every failure into a logged message and an
 FMI status, and saves and restores the complete state.
 
-The class is assembled from one mixin per job: :class:`~hydrofmu.runtime.fmi.log.FmiLog` (messages
-and the mark of a refused call), :class:`~hydrofmu.runtime.fmi.variables.FmiVariables` (value
-references, variables, model-description metadata), :class:`~hydrofmu.runtime.fmi.access.FmiAccess`
-(getters, setters, tunable parameters), :class:`~hydrofmu.runtime.fmi.state_blob.FmiStateHooks` (the
-FMU state); this module keeps the constructor and the life cycle (set-up, initialization,
-``do_step``, termination).
+The slave is a thin adapter: it owns one collaborator per job, each a class in its own
+module, and every pythonfmu callback delegates to one of them:
+
+- :attr:`HydroSlave.model` (:class:`~hydrofmu.runtime.fmi.model.FmuModel`): the payload,
+  the user parts, the model's identity; builds the simulator;
+- :attr:`HydroSlave.variables` (:class:`~hydrofmu.runtime.fmi.variables.VariableTable`):
+  value references -> flat value lists, model-description metadata;
+- :attr:`HydroSlave.run` (:class:`~hydrofmu.runtime.fmi.run_state.RunState`): the
+  state-machine phase, the times, the simulator;
+- :attr:`HydroSlave.messages` (:class:`~hydrofmu.runtime.fmi.log.FmiLog`): messages and
+  the mark of a refused call;
+- :attr:`HydroSlave.access` (:class:`~hydrofmu.runtime.fmi.access.FmiAccess`): getters,
+  setters, tunable parameters;
+- :attr:`HydroSlave.lifecycle` (:class:`~hydrofmu.runtime.fmi.lifecycle.FmiLifecycle`):
+  set-up, initialization, ``do_step``, termination;
+- :attr:`HydroSlave.states` (:class:`~hydrofmu.runtime.fmi.state_blob.StateCodec`): the
+  FMU state as named arrays and bytes.
 
 What pythonfmu 0.7.0's C wrapper does with the Python side, and what this class does about
 it:
@@ -32,10 +43,11 @@ it:
 
 Every callback first checks itself against the FMI 2.0 state machine of
 :mod:`hydrofmu.runtime.fmi.state_machine` (one table); a ``do_step`` checks its time
-arguments and its work against :mod:`hydrofmu.runtime.parameters.work_limits`;
-``exit_initialization_mode`` checks the parameter values with
-:mod:`hydrofmu.runtime.parameters.checks`; ``_set_fmu_state`` checks the blob against
-:mod:`hydrofmu.runtime.fmi.state_schema` before replacing anything. Statuses: a call out of the
+arguments and its work against :mod:`hydrofmu.runtime.parameters.work_limits`
+(:mod:`~hydrofmu.runtime.fmi.lifecycle`); ``exit_initialization_mode`` checks the
+parameter values with :mod:`hydrofmu.runtime.parameters.checks`; ``_set_fmu_state`` checks
+the blob against :mod:`hydrofmu.runtime.fmi.state_schema` before replacing anything.
+Statuses: a call out of the
 state machine, a bad time argument, a parameter out of range or a bad state blob is refused
 (``fmi2Error``); a step above the work limit, with a non-finite input or whose integration
 failed is discarded (``fmi2Discard``), the instance kept at the start of the step.
@@ -43,26 +55,19 @@ failed is discarded (``fmi2Discard``), the instance kept at the start of the ste
 
 from __future__ import annotations
 
-import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pythonfmu import Fmi2Slave
-from pythonfmu.enums import Fmi2Status
 
 from ..errors import HydroFMUError
-from ..hydrodata.store import load_model
-from ..parameters.work_limits import internal_steps, step_refusal
-from ..parts.user import user_part_specs
-from ..simulator.layout import parameter_table
-from ..simulator.simulator import Simulator
-from . import state_machine as fsm
 from .access import FmiAccess
+from .lifecycle import FmiLifecycle
 from .log import FmiLog
-from .state_blob import FmiStateHooks
-from .state_schema import model_identity
-from .variables import DIMENSIONLESS, FmiVariables
+from .model import MODEL_FILE, FmuModel
+from .run_state import RunState
+from .state_blob import StateCodec, state_from_bytes, state_to_bytes
+from .variables import DIMENSIONLESS
 from .workarounds import guard_interpreter_exit
 
 #: The run-time package this module belongs to (``_hydrofmu_<hash>`` inside an FMU).
@@ -70,13 +75,8 @@ RUNTIME_PACKAGE = __package__.rpartition(".")[0]
 
 __all__ = ["DIMENSIONLESS", "MODEL_FILE", "HydroSlave", "guard_interpreter_exit"]
 
-#: Name of the payload file inside the FMU's ``resources`` folder.
-MODEL_FILE = "model.npz"
 
-_DO_STEP = fsm.ALLOWED["do_step"]
-
-
-class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
+class HydroSlave(Fmi2Slave):
     """pythonfmu slave running a :class:`~hydrofmu.runtime.simulator.simulator.Simulator`.
 
     The export generates a one-line subclass named after the model; the FMU's
@@ -89,6 +89,23 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
     **kwargs
         Passed by pythonfmu's wrapper: ``instance_name``, ``resources`` (the unpacked
         ``resources`` folder, a plain path), ``visible``, ``logger``.
+
+    Attributes
+    ----------
+    model : FmuModel
+        The payload, user parts and identity of the model.
+    variables : VariableTable
+        Value references, values and metadata of every variable.
+    run : RunState
+        The state-machine phase, the times and the simulator.
+    messages : FmiLog
+        The log (messages queued for pythonfmu, refusals).
+    access : FmiAccess
+        Getters and setters.
+    lifecycle : FmiLifecycle
+        Set-up, initialization, steps, termination.
+    states : StateCodec
+        The FMU state (get, set).
 
     Raises
     ------
@@ -107,186 +124,105 @@ class HydroSlave(FmiLog, FmiVariables, FmiAccess, FmiStateHooks, Fmi2Slave):
             guard_interpreter_exit(self.resources, self.modelName)
         if self.resources is None:
             raise HydroFMUError("the FMU was instantiated without a resources folder")
-        model_path = Path(self.resources) / MODEL_FILE
-        if not model_path.is_file():
-            raise HydroFMUError(
-                f"the FMU's model file '{model_path}' is missing: the FMU is incomplete; "
-                "rebuild it with hydrofmu",
-                value=str(model_path),
-            )
-        payload = load_model(model_path)
-        self._bodies = list(payload["bodies"])
-        self._config = dict(payload["config"])
-
-        # The user parts the FMU was exported with, from the bundled package itself.
-        self._parts = user_part_specs(self._config, RUNTIME_PACKAGE)
-        model = (self._bodies, self._config, self._parts)
-        self._parameters = list(parameter_table(*model))
-        self._input_names = list(Simulator.input_names(*model))
-        self._output_names = list(Simulator.output_names(*model))
-        self._input_units = list(Simulator.input_units(*model))
-        self._output_units = list(Simulator.output_units(*model))
-        self._dependencies = dict(Simulator.output_dependencies(*model))
-        self._check_interface()
-
-        self._sim: Simulator | None = None
-        self._sim_parameters: dict[str, Any] | None = None
-        self._phase = fsm.INSTANTIATED  # state of the FMI state machine (fmi_states)
-        self._model_id = model_identity(self.resources, model_path)
-        self._start_time = 0.0
-        self._time = 0.0
-        self._failure = ""  # non-empty once initialization failed: every step refuses
-        self._inputs_dirty = False
-        self._register_all()
-        self._u = np.zeros(self._in_hi - self._in_lo)  # the input vector handed to the sim
-        self._cache_step_limits()
+        # None of the collaborators refers back to the slave: a freed instance is freed
+        # at once, not at the next cyclic garbage collection.
+        self.model = FmuModel.load(self.resources, RUNTIME_PACKAGE)
+        self.variables = self.model.variable_table()
+        self.variables.register(self.register_variable)
+        self.run = RunState()
+        self.messages = FmiLog(self.log_queue, self.log_categories)
+        parts = dict(variables=self.variables, run=self.run, log=self.messages)
+        self.access = FmiAccess(**parts)
+        self.lifecycle = FmiLifecycle(model=self.model, **parts)
+        self.states = StateCodec(model=self.model, **parts)
 
     @property
     def initialization_error(self) -> str:
         """Why initialization failed ("" when it did not): every step is then refused."""
-        return self._failure
+        return self.run.failure
 
-    def _cache_step_limits(self) -> None:
-        """Per-run constants of ``do_step``, read once: the work limit (internal steps per
-        call) and the largest step already found within it (0: none yet)."""
-        values = self._sim_parameters or {}
-        self._step_limit = int(values.get("max_internal_steps_per_call", 0))
-        self._max_ok_step = 0.0
+    def interface_metadata(self) -> dict[str, Any]:
+        """What the model description needs beyond pythonfmu's output
+        (:meth:`.VariableTable.interface_metadata`)."""
+        return self.variables.interface_metadata()
+
+    def parameter_values(self) -> dict[str, Any]:
+        """Current parameter values by name (:meth:`.VariableTable.parameter_values`)."""
+        return self.variables.parameter_values()
 
     # ------------------------------------------------------------------ life cycle
     def setup_experiment(
         self, start_time: float, stop_time: float | None, tolerance: float | None
     ) -> None:
         """Remember the start time."""
-        if self._refused("setup_experiment"):
-            return
-        self._start_time = float(start_time)
-        self._time = float(start_time)
+        self.lifecycle.setup_experiment(start_time)
 
     def enter_initialization_mode(self) -> None:
         """Enter initialization mode: parameters may still be set."""
-        if self._refused("enter_initialization_mode"):
-            return
-        self._phase = fsm.INITIALIZATION_MODE
+        self.lifecycle.enter_initialization_mode()
 
     def exit_initialization_mode(self) -> None:
-        """Build and initialize the simulator from the parameter values.
-
-        A failure is refused (fmi2Error through the shim); the instance then refuses every
-        step with the same message.
-        """
-        if self._refused("exit_initialization_mode"):
-            return
-        self._phase = fsm.ERROR  # until the simulator is built
-        try:
-            parameters = self.parameter_values()
-            # Checked by the simulator's constructor before it allocates anything
-            # (parameters/checks.py: the one check).
-            sim = Simulator.from_payload(self._bodies, self._config, parameters,
-                                         parts=self._parts)
-            sim.initialize(self._start_time)
-            u = self._reals[self._in_lo : self._in_hi]
-            bad = [n for n, v in zip(self._input_names, u, strict=True) if not math.isfinite(v)]
-            if bad:
-                self._error(
-                    f"non-finite start value of input(s) {bad}: zero is used until they are set",
-                    Fmi2Status.warning,
-                )
-                u = [v if math.isfinite(v) else 0.0 for v in u]
-            sim.set_input_vector(np.array(u))
-            y = sim.output_vector()
-        except HydroFMUError as exc:
-            self._failure = f"initialization failed: {exc}"
-            self._refuse(self._failure)
-            return
-        except Exception as exc:
-            self._failure = self._internal("exit_initialization_mode", exc)
-            return
-        self._sim = sim
-        self._sim_parameters = parameters
-        self._cache_step_limits()
-        self._phase = fsm.STEP_COMPLETE
-        for line in sim.report:  # model choices and their measured truncation errors
-            self._error(line, Fmi2Status.ok)
-        for line in sim.warnings:
-            self._error(line, Fmi2Status.warning)
-        self._time = self._start_time
-        self._reals[self._out_lo : self._out_hi] = np.asarray(y, dtype=float).tolist()
-        self._inputs_dirty = False
-
-    def _step_arguments_refused(self, current_time: float, step_size: float) -> bool:
-        """Check the time arguments (refused: fmi2Error) and the work limit (fmi2Discard).
-
-        The common case, the FMU's own time and a step no longer than one that passed,
-        costs two comparisons.
-        """
-        if current_time == self._time and 0.0 < step_size <= self._max_ok_step:
-            return False
-        # A scheme that advances the whole interval at once (exact) takes one step of any
-        # length: the work limit counts that one step.
-        dt = step_size if self._sim.scheme.one_step else self._sim.dt
-        refusal = step_refusal(current_time, step_size, fmu_time=self._time,
-                               max_internal_step=dt, limit=math.inf)
-        if refusal:
-            self._refuse(refusal)
-            return True
-        if internal_steps(step_size, dt) > self._step_limit:
-            message = step_refusal(current_time, step_size, fmu_time=self._time,
-                                   max_internal_step=dt, limit=self._step_limit)
-            self._error(message or "fmi2DoStep refused: work limit", Fmi2Status.discard)
-            return True
-        if current_time == self._time:
-            self._max_ok_step = max(self._max_ok_step, step_size)
-        return False
+        """Build and initialize the simulator from the parameter values."""
+        self.lifecycle.exit_initialization_mode()
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         """Advance from ``current_time`` by ``step_size``; False gives fmi2Discard (and
         fmi2Error through the shim when the call is refused)."""
-        if self._failure:
-            self._refuse(f"cannot step: {self._failure}")
-            return False
-        sim = self._sim
-        if self._phase not in _DO_STEP or sim is None:
-            if not self._refused("do_step"):
-                self._refuse("fmi2DoStep refused: the instance has no simulator (it was "
-                             "restored from a state saved before initialization ended)")
-            return False
-        if self._step_arguments_refused(current_time, step_size):
-            return False
-        reals = self._reals
-        values = reals[self._in_lo : self._in_hi]
-        total = sum(values)  # finite inputs give 0.0 below; NaN or inf (or overflow) do not
-        if total - total != 0.0 and not all(map(math.isfinite, values)):
-            bad = {n: v for n, v in zip(self._input_names, values, strict=True)
-                   if not math.isfinite(v)}
-            self._error(
-                f"step at t = {current_time!r} s refused: non-finite input {bad}; the state "
-                "and the outputs stay at their last good values",
-                Fmi2Status.discard,
-            )
-            return False
-        try:
-            u = self._u
-            u[:] = values
-            sim.set_input_vector(u)
-            sim.step(current_time, step_size)
-            y = sim.output_vector()
-        except HydroFMUError as exc:
-            self._error(
-                f"step from t = {current_time!r} s by {step_size!r} s failed: {exc}; the "
-                "state stays at the start of the step",
-                Fmi2Status.discard,
-            )
-            return False
-        except Exception as exc:
-            self._failure = self._internal("do_step", exc)
-            return False
-        reals[self._out_lo : self._out_hi] = y.tolist()
-        self._inputs_dirty = False
-        self._time = current_time + step_size
-        return True
+        return self.lifecycle.do_step(current_time, step_size)
 
     def terminate(self) -> None:
         """Nothing to release: the simulator holds only arrays."""
-        if not self._refused("terminate"):
-            self._phase = fsm.TERMINATED
+        self.lifecycle.terminate()
+
+    # ------------------------------------------------------------------ getters, setters
+    def get_real(self, vrs: list[int]) -> list[float]:
+        """Values of Real variables; unknown references give NaN and a refusal."""
+        return self.access.get_real(vrs)
+
+    def set_real(self, vrs: list[int], values: list[float]) -> None:
+        """Set inputs, tunable parameters, and Real parameters before initialization ends."""
+        self.access.set_real(vrs, values)
+
+    def get_integer(self, vrs: list[int]) -> list[int]:
+        """Values of Integer parameters; unknown references give 0 and a refusal."""
+        return self.access.get_integer(vrs)
+
+    def set_integer(self, vrs: list[int], values: list[int]) -> None:
+        """Set Integer parameters before initialization ends."""
+        self.access.set_integer(vrs, values)
+
+    def get_string(self, vrs: list[int]) -> list[str]:
+        """Values of String parameters; unknown references give "" and a refusal."""
+        return self.access.get_string(vrs)
+
+    def set_string(self, vrs: list[int], values: list[str]) -> None:
+        """Set String parameters before initialization ends."""
+        self.access.set_string(vrs, values)
+
+    def get_boolean(self, vrs: list[int]) -> list[bool]:
+        """There are no Boolean variables: every reference is refused."""
+        return self.access.get_boolean(vrs)
+
+    def set_boolean(self, vrs: list[int], values: list[bool]) -> None:
+        """There are no Boolean variables: every reference is refused."""
+        self.access.set_boolean(vrs, values)
+
+    # ------------------------------------------------------------------ FMU state
+    def _get_fmu_state(self) -> dict[str, np.ndarray]:
+        """Copy of everything that determines the continuation (:meth:`.StateCodec.save`)."""
+        return self.states.save()
+
+    def _set_fmu_state(self, state: dict[str, np.ndarray]) -> None:
+        """Restore a state from :meth:`_get_fmu_state` (:meth:`.StateCodec.restore`)."""
+        self.states.restore(state)
+
+    @staticmethod
+    def _fmu_state_to_bytes(state: dict[str, np.ndarray]) -> bytes:
+        """Serialize a state (:func:`.state_blob.state_to_bytes`; pythonfmu calls it on
+        the class)."""
+        return state_to_bytes(state)
+
+    @staticmethod
+    def _fmu_state_from_bytes(data: bytes) -> dict[str, np.ndarray]:
+        """Inverse of :meth:`_fmu_state_to_bytes`; bad bytes give an invalid state."""
+        return state_from_bytes(data)
