@@ -13,7 +13,8 @@ Three rules, each a function that returns the offenders as ``path:line: text`` s
   ``x`` when it assigns ``self.x`` in one of its methods or defines ``x`` in its class
   body (a method, a class attribute, a dataclass field); it inherits ``x`` when a project
   ancestor defines it in its class body or assigns ``self.x`` in its ``__init__`` (the
-  constructor the subclass runs). Related classes: its ancestors, its descendants, and
+  constructor the subclass runs: a subclass with an ``__init__`` of its own must call a
+  base's). Related classes: its ancestors, its descendants, and
   its co-bases (classes that share a subclass with it). The rule catches the mixin
   pattern -- ``class Slave(Log, Variables, Access)`` where ``Access`` reads
   ``self._in_lo`` that ``Variables`` assigns in a registration method -- and a base
@@ -97,6 +98,7 @@ class ClassFacts:
     assigned: dict[str, str] = field(default_factory=dict)  # self.x -> method assigning it
     constructed: set[str] = field(default_factory=set)  # self.x assigned in a constructor
     reads: dict[str, int] = field(default_factory=dict)  # self.x read -> first line
+    runs_base_init: bool = True  # no __init__ of its own, or one that calls a base's
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -150,6 +152,9 @@ def _class_facts(node: ast.ClassDef, key: str, path: Path) -> ClassFacts:
                 facts.body_names.add(item.target.id)
         if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
+        if item.name == "__init__":
+            facts.runs_base_init = any(
+                isinstance(n, ast.Attribute) and n.attr == "__init__" for n in ast.walk(item))
         for attr in _self_attributes(item, (ast.Store, ast.Del)):
             facts.assigned.setdefault(attr.attr, item.name)
             if item.name in CONSTRUCTORS:
@@ -219,7 +224,9 @@ def mixin_shared_attributes(root: Path) -> list[str]:
     for key, facts in sorted(classes.items()):
         inherited: set[str] = set()
         for base in ancestors[key]:
-            inherited |= classes[base].body_names | classes[base].constructed
+            inherited |= classes[base].body_names
+            if facts.runs_base_init:
+                inherited |= classes[base].constructed
         own = facts.body_names | set(facts.assigned) | inherited
         for attr, line in sorted(facts.reads.items(), key=lambda kv: kv[1]):
             if attr in own:

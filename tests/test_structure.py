@@ -110,7 +110,8 @@ MIXINS = {
         "        self._phase = 'x'\n"
         "        self.vars = self.library_state\n"  # only the library sets it: not checked
     ),
-    # Plain inheritance and composition pass.
+    # Plain inheritance and composition pass (but for a subclass that skips the base's
+    # constructor).
     "fine.py": (
         "from dataclasses import dataclass\n"
         "class Base:\n"
@@ -135,6 +136,11 @@ MIXINS = {
         "        self.record = Record(n=1)\n"
         "    def total(self):\n"
         "        return self.record.n\n"
+        "class Forgetful(Base):\n"
+        "    def __init__(self):\n"
+        "        self.w = 0\n"                 # Base.__init__ never runs
+        "    def read(self):\n"
+        "        return self.x + self.w\n"     # line 28: set by Base.__init__, not run
         "class Template:\n"
         "    def run(self):\n"
         "        return self.order\n"          # a class constant of the subclass: allowed
@@ -144,10 +150,11 @@ MIXINS = {
 }
 
 
-def test_the_mixin_scan_finds_the_seeded_mixins(tmp_path: Path) -> None:
+def test_the_mixin_scan_finds_the_seeded_mixins_and_nothing_else(tmp_path: Path) -> None:
     package = _write(tmp_path, MIXINS)
     assert mixin_shared_attributes(package) == [
         "pkg/access.py:4: Access reads self._lo, set by Variables.register",
+        "pkg/fine.py:28: Forgetful reads self.x, set by Base.__init__",
         "pkg/log.py:3: Log reads self._phase, set by Slave.__init__",
     ]
 

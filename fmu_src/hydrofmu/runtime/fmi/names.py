@@ -50,6 +50,7 @@ def describe(name: str) -> str:
 
 
 def with_choices(description: str, choices: Sequence[str] | None) -> str:
+    """``description`` followed by the allowed values of a String parameter, if any."""
     if not choices:
         return description
     return f"{description} (one of: {', '.join(choices)})"

@@ -1,4 +1,4 @@
-"""Workarounds for pythonfmu 0.7.0's binary, kept out of the FMI face (``fmi_slave.py``).
+"""Workarounds for pythonfmu 0.7.0's binary, kept out of the FMI face (``slave.py``).
 
 Run-time module: the standard library only.
 """
