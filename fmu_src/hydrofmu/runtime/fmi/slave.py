@@ -37,7 +37,8 @@ it:
   hydrofmu's shim in front of the Linux binary turns into ``fmi2Error`` (see
   :mod:`hydrofmu.runtime.fmi.log`); without the shim the call returns ``fmi2OK`` (``fmi2Discard``
   from ``do_step``) with the logged error.
-- Messages queued with :meth:`Fmi2Slave.log` reach the logger at the end of the call.
+- Messages queued in ``Fmi2Slave.log_queue`` (by :class:`~hydrofmu.runtime.fmi.log.FmiLog`)
+  reach the logger at the end of the call.
 - ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes`` are called on the class, not the
   instance, and the size query serializes the state a second time.
 
@@ -47,10 +48,10 @@ arguments and its work against :mod:`hydrofmu.runtime.parameters.work_limits`
 (:mod:`~hydrofmu.runtime.fmi.lifecycle`); ``exit_initialization_mode`` checks the
 parameter values with :mod:`hydrofmu.runtime.parameters.checks`; ``_set_fmu_state`` checks
 the blob against :mod:`hydrofmu.runtime.fmi.state_schema` before replacing anything.
-Statuses: a call out of the
-state machine, a bad time argument, a parameter out of range or a bad state blob is refused
-(``fmi2Error``); a step above the work limit, with a non-finite input or whose integration
-failed is discarded (``fmi2Discard``), the instance kept at the start of the step.
+Statuses: a call out of the state machine, a bad time argument, a parameter out of range or
+a bad state blob is refused (``fmi2Error``); a step above the work limit, with a non-finite
+input or whose integration failed is discarded (``fmi2Discard``), the instance kept at the
+start of the step.
 """
 
 from __future__ import annotations
