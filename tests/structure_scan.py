@@ -30,6 +30,7 @@ Used by ``tests/test_structure.py``; standard library only.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,16 @@ CONSTRUCTORS = frozenset({"__init__", "__post_init__", "__new__"})
 def python_files(root: Path) -> list[Path]:
     """Every ``.py`` file under ``root``, sorted, caches left out."""
     return sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def parse(path: Path) -> ast.Module:
+    """The syntax tree of ``path`` (cached while the file is unchanged)."""
+    return _parse(path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(path: Path, mtime_ns: int) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 def _is_private(name: str) -> bool:
@@ -69,7 +80,7 @@ def foreign_private_reads(root: Path) -> list[str]:
     """
     hits = []
     for path in python_files(root):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parse(path)
         found = []
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
@@ -169,7 +180,7 @@ def collect_classes(root: Path) -> dict[str, ClassFacts]:
     classes: dict[str, ClassFacts] = {}
     pending: list[tuple[ClassFacts, list[ast.expr], str, dict[str, str]]] = []
     for path in python_files(root):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parse(path)
         module = _module_name(path, root)
         imports = _imports(tree, module, path.name == "__init__.py")
         for node in tree.body:
