@@ -205,15 +205,19 @@ class FixedStepMaster:
             if name not in self.instances:
                 raise ConfigError(f"start_values name unknown instance '{name}'", value=name)
 
-    def _pass(self, sources: set[str] | None = None) -> None:
-        """Pass every connection (or those from ``sources``) output -> input."""
+    def pass_connections(self, sources: set[str] | None = None) -> None:
+        """Pass every connection (or those from ``sources``) output -> input.
+
+        Part of the master's public face for its coupling algorithms (:data:`ALGORITHMS`).
+        """
         for src, svr, dst, dvr in self._links:
             if sources is None or src.name in sources:
                 dst.fmu.setReal([dvr], src.fmu.getReal([svr]))
 
-    def _exchange(self) -> None:
+    def exchange(self) -> None:
+        """Pass every connection ``feedthrough_passes`` times (direct feedthrough settles)."""
         for _ in range(self.feedthrough_passes):
-            self._pass()
+            self.pass_connections()
 
     # ------------------------------------------------------------------ run
     def run(self, stop_time: float, *, record: Sequence[str] = ()) -> dict[str, np.ndarray]:
@@ -243,7 +247,7 @@ class FixedStepMaster:
                     inst.set_start(var, value)
                 inst.fmu.exitInitializationMode()
                 inst.initialized = True
-            self._exchange()
+            self.exchange()
             n = round(stop_time / self.step_size)
             h = self.step_size
             rows = np.empty((n + 1, len(probes)))
@@ -267,15 +271,15 @@ class FixedStepMaster:
 def _jacobi(master: FixedStepMaster, t: float, h: float) -> None:
     for name in master.order:
         master.instances[name].fmu.doStep(t, h)
-    master._exchange()
+    master.exchange()
 
 
 def _gauss_seidel(master: FixedStepMaster, t: float, h: float) -> None:
     for name in master.order:
         master.instances[name].fmu.doStep(t, h)
         for _ in range(master.feedthrough_passes):
-            master._pass({name})
-    master._exchange()
+            master.pass_connections({name})
+    master.exchange()
 
 
 #: Coupling algorithms by name.
