@@ -217,13 +217,15 @@ def assemble_qtf(kind: str, rows: NDArray[np.float64], scale: NDArray[np.float64
         The full square, the missing half filled by ``Qm(w2, w1) = conj(Qm(w1, w2))``
         (difference) or ``Qp(w2, w1) = Qp(w1, w2)`` (sum).
     """
-    w = np.unique(np.round(np.concatenate([rows[:, 0], rows[:, 1]]), 9))
+    both = np.concatenate([rows[:, 0], rows[:, 1]])
+    keys, first = np.unique(np.round(both, 9), return_index=True)
+    w = both[first]                   # the file's values (rounded keys only match them)
     pairs = np.unique(np.round(rows[:, 2:4], 9), axis=0)
     nw, nh = w.size, pairs.shape[0]
     vals = np.zeros((nh, nw, nw, 6), dtype=np.complex128)
     present = np.zeros((nh, nw, nw, 6), dtype=bool)
-    i1 = np.searchsorted(w, np.round(rows[:, 0], 9))
-    i2 = np.searchsorted(w, np.round(rows[:, 1], 9))
+    i1 = np.searchsorted(keys, np.round(rows[:, 0], 9))
+    i2 = np.searchsorted(keys, np.round(rows[:, 1], 9))
     ih = np.array([int(np.flatnonzero(np.all(pairs == np.round(r, 9), axis=1))[0])
                    for r in rows[:, 2:4]])
     dof = rows[:, 4].astype(int) - 1
