@@ -131,7 +131,7 @@ def test_read_hydro_dispatch(hd) -> None:
 
 
 def test_not_a_nemoh_folder(tmp_path: Path) -> None:
-    with pytest.raises(HydroDataError, match="Nemoh.cal"):
+    with pytest.raises(HydroDataError, match=r"Nemoh\.cal"):
         read_nemoh(tmp_path)
 
 
