@@ -164,6 +164,27 @@ def test_wamit_out_still_reads_as_hydro() -> None:
         assert abs(hd.excitation[iw, 0, i]) == pytest.approx(r[3] * scale, rel=2e-6, abs=1e-9)
 
 
+
+def test_wamit_out_drift_sections_right_after_the_excitation(tmp_path: Path) -> None:
+    """Without the RAO tables (WAMIT run without motions output) the drift sections follow
+    the diffraction forces directly: they are skipped, not read as excitation."""
+    lines = SPHERE.with_suffix(".out").read_text(encoding="latin-1").splitlines()
+    kept, skip = [], False
+    for line in lines:
+        skip = (skip or "RESPONSE AMPLITUDE OPERATORS" in line) and "DRIFT FORCES" not in line
+        if not skip:
+            kept.append(line)
+    assert len(kept) < len(lines)
+    edited = tmp_path / "no_rao.out"
+    edited.write_text("\n".join(kept) + "\n", encoding="latin-1")
+    a = read_hydro(SPHERE.with_suffix(".out"), check=False)
+    b = read_hydro(edited, check=False)
+    np.testing.assert_array_equal(b.excitation, a.excitation)
+    np.testing.assert_array_equal(b.added_mass, a.added_mass)
+    np.testing.assert_array_equal(read_wamit_out_drift(edited, "pressure").values,
+                                  read_wamit_out_drift(SPHERE.with_suffix(".out"),
+                                                       "pressure").values)
+
 def _write_12(path: Path, rows: list[tuple[float, ...]]) -> None:
     text = [" WAMIT Numeric Output -- test file in the .12d/.12s layout"]
     for per1, per2, b1, b2, i, re_, im in rows:

@@ -154,6 +154,9 @@ class WamitParser:
                 section = kind if kind in ("DIFFRACTION", "HASKIND") else ""
                 heading = None
                 continue
+            if "DRIFT FORCES" in line:   # mean drift tables: io/wamit_drift.py reads them
+                section = ""
+                continue
             if re.fullmatch(r"[A-Z][A-Z0-9 ,&()/-]+", line) and not line.startswith("I "):
                 section = ""          # another table (RAOs, drift forces, ...): skipped
                 continue
