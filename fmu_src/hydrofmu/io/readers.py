@@ -63,9 +63,9 @@ def _read_hydro(path: str | Path, body: str | None = None, *, check: bool = True
     Parameters
     ----------
     path
-        ``.nc`` (Capytaine NetCDF), ``.h5`` / ``.hdf5`` (WEC-Sim BEMIO HDF5) or ``.out``
+        ``.nc`` (Capytaine NetCDF), ``.h5`` / ``.hdf5`` (WEC-Sim BEMIO HDF5), ``.out``
         (WAMIT text output, water density 1000 kg/m^3; call :func:`read_wamit` for
-        another).
+        another) or a NEMOH v3 case folder (or its ``Nemoh.cal``).
     body
         Body to read when the file holds several (name, or ``"bodyN"`` for BEMIO and
         WAMIT).
@@ -84,6 +84,10 @@ def _read_hydro(path: str | Path, body: str | None = None, *, check: bool = True
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    if p.is_dir() or p.name == "Nemoh.cal":  # a NEMOH v3 case folder, or its Nemoh.cal
+        from .nemoh import read_nemoh
+
+        return read_nemoh(p, body, check=check)
     if suffix == ".nc":
         return read_capytaine(p, body, check=check)
     if suffix in (".h5", ".hdf5"):

@@ -128,8 +128,9 @@ def read_wamit_bodies(path: str | Path, *, rho: float = DEFAULT_RHO,
         lines = p.read_text(encoding="latin-1").splitlines()
     except OSError as exc:
         raise HydroDataError(f"{p}: cannot read ({exc})", value=str(p)) from None
-    parsed = WamitParser(p, lines).parse()
-    mb = _assemble(p, rho, *parsed)
+    parser = WamitParser(p, lines)
+    parsed = parser.parse()
+    mb = _assemble(p, rho, *parsed, symmetry_planes=parser.symmetry_planes)
     if check:
         for hd in mb.bodies:
             check_hydrodata(hd, symmetry_rtol=WAMIT_SYMMETRY_RTOL)
@@ -142,8 +143,8 @@ def _rot(i: int) -> int:
 
 
 def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: float | None,
-              gdf: list[str], bodies: list[WamitBody], periods: list[WamitPeriod], nlines: int
-              ) -> MultiBodyData:
+              gdf: list[str], bodies: list[WamitBody], periods: list[WamitPeriod], nlines: int,
+              *, symmetry_planes: set[str] = frozenset()) -> MultiBodyData:
     def fail(what: str, line: int = nlines) -> HydroDataError:
         return HydroDataError(f"{p}, line {line}: {what}", value=line)
 
@@ -189,8 +190,17 @@ def _assemble(p: Path, rho: float, g: float | None, ulen: float | None, depth: f
     def scale_ab(i: int, j: int) -> float:
         return rho * ulen ** (3 + _rot(i) + _rot(j))
 
+    # Parity of the modes under each symmetry plane (+1 symmetric, -1 antisymmetric): a
+    # one-body file with symmetry planes omits the pairs of opposite parity (zero).
+    parity = {"Y=0": (1, -1, 1, -1, 1, -1), "X=0": (-1, 1, 1, 1, -1, -1)}
+    planes = sorted(symmetry_planes) if nbody == 1 else []
+
+    def vanishes(k: tuple[int, int]) -> bool:
+        return any(parity[s][k[0] - 1] != parity[s][k[1] - 1] for s in planes)
+
     def matrix(q: WamitPeriod, table: dict[tuple[int, int], float], what: str
                ) -> NDArray[np.float64]:
+        table = {**{k: 0.0 for k in pairs if vanishes(k)}, **table}
         missing = [k for k in pairs if k not in table]
         if missing:
             raise fail(f"the {what} of the block 'Wave period' at line {q.line} lacks "

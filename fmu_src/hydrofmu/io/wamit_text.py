@@ -62,6 +62,9 @@ class WamitParser:
         self.gdf: list[str] = []
         self.bodies: list[WamitBody] = []
         self.periods: list[WamitPeriod] = []
+        #: Symmetry planes the file states (``"X=0"``, ``"Y=0"``): WAMIT then omits the
+        #: coefficients that couple modes of opposite parity (they vanish).
+        self.symmetry_planes: set[str] = set()
 
     def error(self, lineno: int, what: str) -> HydroDataError:
         text = self.lines[lineno - 1].strip() if 0 < lineno <= len(self.lines) else "<end>"
@@ -104,6 +107,12 @@ class WamitParser:
                 body = WamitBody(number=int(m.group(1)), line=n)
                 self.bodies.append(body)
                 continue
+            if period is None and (m := re.search(r"Symmetries:\s*(\S+)", line)):
+                self.symmetry_planes |= set(re.findall(r"[XY]=0", m.group(1)))
+            if body is None and period is None and _RE_POS.search(line):
+                # a one-body file of WAMIT 7.3 prints no 'Body number:' line
+                body = WamitBody(number=1, line=n)
+                self.bodies.append(body)
             if body is not None and period is None:
                 if m := _RE_POS.search(line):
                     body.position = [float(m.group(k)) for k in (1, 2, 3)]
@@ -144,6 +153,9 @@ class WamitParser:
                 kind = line.split()[0].upper()
                 section = kind if kind in ("DIFFRACTION", "HASKIND") else ""
                 heading = None
+                continue
+            if "DRIFT FORCES" in line:   # mean drift tables: io/wamit_drift.py reads them
+                section = ""
                 continue
             if re.fullmatch(r"[A-Z][A-Z0-9 ,&()/-]+", line) and not line.startswith("I "):
                 section = ""          # another table (RAOs, drift forces, ...): skipped
