@@ -5,6 +5,7 @@ tables, and the body-to-body coupling blocks of a multi-body file."""
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +312,7 @@ def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: l
     ``added_mass`` and ``radiation_damping`` (nw, 6, 6), the force on body ``k`` due to the
     motion of body ``j`` (JSON-able, so that they travel in the FMU payload).
     """
+    from ..io.hydro_checks import HydroDataWarning
     from ..io.readers import read_hydro_bodies
 
     groups: dict[Path, list[int]] = {}
@@ -327,7 +329,11 @@ def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: l
                 f"bodies {', '.join(resolved[k]['name'] for k in members)} read the same "
                 f"body twice from {p.name} (hydro_body = {wanted}); two copies of one body "
                 "are two files, or give each body its own hydro_body", value=wanted)
-        mb = read_hydro_bodies(p).subset(wanted)
+        with warnings.catch_warnings():
+            # The bodies were read and checked (and warned about) one by one already:
+            # this second read is for the coupling blocks only.
+            warnings.simplefilter("ignore", HydroDataWarning)
+            mb = read_hydro_bodies(p, check=False).subset(wanted)
         for a, k in enumerate(members):
             for b, j in enumerate(members):
                 if k == j:

@@ -181,7 +181,9 @@ def resolve(
     notes: list[str] = []
     for b in cfg["bodies"]:
         path = _resolve_hydro_path(b["hydro"], base)
-        hd = read_hydro(path, body=b.get("hydro_body"))
+        # Read unchecked and checked once here: the reader's own check would give every
+        # warning of the data a second time.
+        hd = read_hydro(path, body=b.get("hydro_body"), check=False)
         if path.suffix.lower() == ".out":
             from ..io.wamit import WAMIT_SYMMETRY_RTOL
 
