@@ -12,8 +12,8 @@ The Python API::
 
 ``Model.from_bem(dataset_or_path, mass=..., dofs=[...])`` builds a one-body model from BEM
 data (a Capytaine dataset in memory or any data file). A force of your own is a
-:class:`Part` subclass registered with :func:`register_part`; ``Model(..., parts=[Mine])``
-runs it and ``build_fmu`` bundles its module into the FMU.
+:class:`Part` subclass registered with :func:`register_part`;
+``Model.from_toml(..., parts=[Mine])`` runs it and ``build_fmu`` bundles its module into the FMU.
 """
 
 from .api.model import Model

@@ -242,8 +242,12 @@ class Model:
         Returns
         -------
         xarray.Dataset
-            A ``time`` coordinate (s) and one variable per output, each with ``units`` and
-            ``description`` attributes; the dataset's attributes name the model.
+            A ``time`` coordinate (s); the six-vectors per body over ``body`` and ``dof``
+            (``pose``, ``velocity``...), the joints', PTOs' and mooring lines' outputs over
+            ``joint``, ``pto`` and ``line`` (:func:`~hydrofmu.api.dimensions.add_dimensions`);
+            and one variable per output under its FMU name (``float.pose[3]``), each with
+            ``units`` and ``description`` attributes; the dataset's attributes name the
+            model.
 
         Raises
         ------
@@ -339,7 +343,7 @@ class Model:
         """
         parts = self.parts if parts is None else parts
         if native is None:
-            native = self.config.get("export", {}).get("runtime") == "native"
+            native = config_value(self.config, "export", "runtime") == "native"
         if native:
             from ..export.native import build_native_fmu
             from ..runtime.errors import ExportError
