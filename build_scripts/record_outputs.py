@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import hydrofmu
+from hydrofmu.api.dimensions import flat_names
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = [
@@ -76,17 +77,19 @@ def record(steps: int) -> dict[str, np.ndarray]:
                 times = np.arange(steps + 1) * h
                 inputs = _pto_signal(model, times)
                 ds = model.simulate(stop_time=stop, output_interval=h, inputs=inputs)
-                arrays[f"{key}|simulate"] = np.stack([ds[v].values for v in ds.data_vars])
-                fmu = model.build_fmu(Path(tmp) / "py.fmu", name="Rec", overwrite=True,
+                arrays[f"{key}|simulate"] = np.stack([ds[v].values for v in flat_names(ds)])
+                fmu = model.build_fmu(Path(tmp) / "py.fmu", model_name="Rec", overwrite=True,
                                       native=False)
-                ds = hydrofmu.simulate_fmu(fmu, stop, h, inputs=inputs)
-                arrays[f"{key}|python_fmu"] = np.stack([ds[v].values for v in ds.data_vars])
+                ds = hydrofmu.simulate_fmu(fmu, stop_time=stop, output_interval=h,
+                                           input=inputs)
+                arrays[f"{key}|python_fmu"] = np.stack([ds[v].values for v in flat_names(ds)])
                 if native_wanted or key == "examples/oswec/oswec.toml":
-                    fmu = model.build_fmu(Path(tmp) / "nat.fmu", name="RecN", overwrite=True,
-                                          native=True, platforms=("linux64",))
-                    ds = hydrofmu.simulate_fmu(fmu, stop, h, inputs=inputs)
+                    fmu = model.build_fmu(Path(tmp) / "nat.fmu", model_name="RecN",
+                                          overwrite=True, native=True, platforms=("linux64",))
+                    ds = hydrofmu.simulate_fmu(fmu, stop_time=stop, output_interval=h,
+                                               input=inputs)
                     arrays[f"{key}|native_fmu"] = np.stack([ds[v].values
-                                                            for v in ds.data_vars])
+                                                            for v in flat_names(ds)])
                 print(f"recorded {key}", flush=True)
     return arrays
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import hydrofmu
+from hydrofmu.runtime.simulator.simulator import Simulator
 
 HERE = Path(__file__).resolve().parent
 PERIODS = (5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 16.0)
@@ -35,7 +36,10 @@ LINEAR_KINDS = ("hydrostatics", "pto.linear", "joint.revolute.static_load", "vis
 
 def frequency_domain(model: hydrofmu.Model, w: float) -> complex:
     """The hinge angle per unit wave amplitude at ``w`` (rad/s) from the data."""
-    sim = model.simulator({"wave.period": 2 * math.pi / w})
+    # The run time's simulator (an internal class) holds the matrices; Model does not
+    # hand it out.
+    sim = Simulator(model.bodies, model.config, {"wave.period": 2 * math.pi / w},
+                    parts=model.parts)
     basis = sim.constraints.basis  # q = T q_r: the flap moves about the hinge only
     n = sim.n
     a, b = np.zeros((n, n)), np.zeros((n, n))

@@ -6,11 +6,14 @@ The Python API::
 
     model = hydrofmu.Model.from_toml("case.toml", wave={"height": 2.0})
     ds = model.simulate(stop_time=100.0, output_interval=0.1)   # xarray.Dataset, with units
-    model.build_fmu("Case.fmu", name="Case")                    # the FMU of the same model
-    same = hydrofmu.simulate_fmu("Case.fmu", 100.0, 0.1)         # run it with fmpy
+    heave = ds.sel(body="body", dof="heave")["pose"]            # dimensions time, body, dof
+    model.build_fmu("Case.fmu", model_name="Case")              # the FMU of the same model
+    same = hydrofmu.simulate_fmu("Case.fmu")                    # its default experiment, fmpy
 
-A force of your own is a :class:`Part` subclass registered with :func:`register_part`;
-``Model(..., parts=[Mine])`` runs it and ``build_fmu`` bundles its module into the FMU.
+``Model.from_bem(dataset_or_path, mass=..., dofs=[...])`` builds a one-body model from BEM
+data (a Capytaine dataset in memory or any data file). A force of your own is a
+:class:`Part` subclass registered with :func:`register_part`;
+``Model.from_toml(..., parts=[Mine])`` runs it and ``build_fmu`` bundles its module into the FMU.
 """
 
 from .api.model import Model

@@ -1,1 +1,2 @@
-"""The Python API: :class:`Model`, :func:`simulate_fmu` and labelled results (build time)."""
+"""The Python API: :class:`Model`, :func:`simulate_fmu` and labelled results with
+dimensions (build time)."""

@@ -6,7 +6,9 @@ exported as an FMU.
 >>> ds = model.simulate(stop_time=60.0, output_interval=0.1)          # doctest: +SKIP
 >>> ds["float.pose[3]"].attrs["units"]                                # doctest: +SKIP
 'm'
->>> model.build_fmu("RM3.fmu", name="RM3")                            # doctest: +SKIP
+>>> ds.sel(body="float", dof="heave")["pose"].attrs["units"]           # doctest: +SKIP
+'m (surge, sway, heave); rad (roll, pitch, yaw)'
+>>> model.build_fmu("RM3.fmu", model_name="RM3")                      # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -21,19 +23,27 @@ import numpy as np
 
 from ..runtime.errors import ConfigError
 from ..runtime.hydrodata.model import HydroData
+from ..runtime.parameters.table import config_value
+from .dimensions import add_dimensions
 from .results import InputSignal, input_function, to_dataset
 
 if TYPE_CHECKING:
     import xarray
 
-    from ..runtime.simulator.simulator import Simulator
-
 
 class Model:
     """A floating-body model: the bodies' hydrodynamic data and the resolved configuration.
 
-    Build it with :meth:`from_toml`, :meth:`from_dict` or :meth:`default`; then
-    :meth:`simulate` runs it in this process (no FMU) and :meth:`build_fmu` exports it.
+    Build it with :meth:`from_toml`, :meth:`from_dict`, :meth:`from_bem` or
+    :meth:`default`; then :meth:`simulate` runs it in this process (no FMU) and
+    :meth:`build_fmu` exports it. The constructor takes what those return (data and a
+    resolved configuration); it is not the way in for a user.
+
+    The stepping object is not handed out: :meth:`simulate` is the public way to run the
+    model. Code that needs the run-time matrices (a frequency-domain check, as
+    ``examples/oswec/plot_oswec.py``) builds the run time's own
+    ``hydrofmu.runtime.simulator.simulator.Simulator(model.bodies, model.config,
+    parameters, parts=model.parts)``, an internal class whose interface may change.
 
     Parameters
     ----------
@@ -78,6 +88,72 @@ class Model:
 
         bodies, config = resolve(dict(copy.deepcopy(data)), Path(base_dir), where=where)
         return cls(bodies, config, parts=parts)
+
+    @classmethod
+    def from_bem(cls, data: str | os.PathLike[str] | xarray.Dataset, *,
+                 body: str | None = None, name: str | None = None,
+                 parts: Sequence[Any] = (), **config: Any) -> Model:
+        """A one-body model from BEM data: a Capytaine ``xarray.Dataset`` or a data file.
+
+        >>> ds = cpt.BEMSolver().fill_dataset(test_matrix, body)      # doctest: +SKIP
+        >>> model = hydrofmu.Model.from_bem(ds, mass=2.6e5, inertia=[2e7, 2e7, 3e7],
+        ...                                 dofs=["heave"], wave={"height": 2.0})  # doctest: +SKIP
+
+        Parameters
+        ----------
+        data
+            The dataset (as ``cpt.assemble_dataset`` or ``BEMSolver.fill_dataset`` return it,
+            or a file opened with ``xarray.open_dataset``; complex values as complex
+            variables or on a ``complex`` dimension), or the path of any file a reader
+            takes (``.nc``, ``.h5``/``.hdf5``, ``.out``; relative to the working folder).
+        body
+            Which body of the data, when it holds several.
+        name
+            The body's name in the model (its FMU variables' prefix); default ``body``
+            or the ``body`` chosen.
+        parts
+            User parts (see the class).
+        **config
+            The body's keys of a ``[[bodies]]`` entry (``mass`` in kg or
+            ``"equilibrium"``, ``inertia`` kg m^2, ``cog`` m, ``dofs``,
+            ``initial_pose``...) and whole sections as in :meth:`from_toml`
+            (``wave={"height": 2.0}``, ``simulation={...}``, ``moorings=[...]``). A table
+            (dict) given as ``radiation`` or ``added_mass`` is the section; anything else
+            under those names is the body's key (``radiation="state_space"``, the 6x6
+            ``added_mass``). Without ``mass``, ``cog`` and ``inertia`` the data's own
+            mass matrix is used where it has one.
+
+        Raises
+        ------
+        ConfigError, HydroDataError
+            An unknown keyword (with the accepted ones), a bad value or unreadable data.
+        """
+        from ..config.bodies import BODY_KEYS
+        from ..config.configuration import SECTIONS, resolve
+        from ..io.capytaine import is_dataset
+        from ..runtime.errors import did_you_mean
+
+        entry: dict[str, Any] = {"name": name or body or "body",
+                                 "hydro": data if is_dataset(data) else
+                                 str(Path(data).expanduser().resolve())}
+        if body is not None:
+            entry["hydro_body"] = body
+        tables: dict[str, Any] = {}
+        for key, value in config.items():
+            if key in SECTIONS and key != "bodies" and (
+                    isinstance(value, Mapping) or key not in BODY_KEYS):
+                tables[key] = copy.deepcopy(value)
+            elif key in BODY_KEYS and key not in ("name", "hydro", "hydro_body"):
+                entry[key] = copy.deepcopy(value)
+            else:
+                choices = sorted({*BODY_KEYS, *SECTIONS} - {"name", "hydro", "hydro_body",
+                                                            "bodies"})
+                raise ConfigError(f"Model.from_bem: unknown keyword {key!r}"
+                                  f"{did_you_mean(key, choices)}; a body key or a section: "
+                                  f"{', '.join(choices)}", value=key)
+        bodies, resolved = resolve({**tables, "bodies": [entry]}, Path.cwd(),
+                                   where="Model.from_bem")
+        return cls(bodies, resolved, parts=parts)
 
     @classmethod
     def from_toml(cls, path: str | os.PathLike[str], *, parts: Sequence[Any] = (),
@@ -136,13 +212,6 @@ class Model:
         """What the model chose with its default parameters (IRF lengths, cut-offs...)."""
         return list(self.config.get("report", []))
 
-    def simulator(self, parameters: Mapping[str, Any] | None = None) -> Simulator:
-        """A new in-process :class:`~hydrofmu.runtime.simulator.simulator.Simulator` of the
-        model with these FMU parameter values (by name; the others at their defaults)."""
-        from ..runtime.simulator.simulator import Simulator
-
-        return Simulator(self.bodies, self.config, dict(parameters or {}), parts=self.parts)
-
     # ------------------------------------------------------------------ jobs
     def simulate(
         self,
@@ -151,14 +220,14 @@ class Model:
         inputs: Mapping[str, InputSignal] | None = None,
         parameters: Mapping[str, Any] | None = None,
         *,
-        start_time: float = 0.0,
+        start_time: float | None = None,
         progress: Callable[[float], None] | None = None,
     ) -> xarray.Dataset:
         """Run the model in this process, as its FMU would run in an importer.
 
         Parameters
         ----------
-        stop_time, output_interval
+        stop_time, output_interval, start_time
             s; default: ``[simulation]`` of the configuration. The output interval is the
             communication step: inputs are held over it, as fmpy holds them.
         inputs
@@ -167,16 +236,18 @@ class Model:
             An input left out is 0.
         parameters
             FMU parameter values by name (:attr:`parameter_names`).
-        start_time
-            s.
         progress
             Called with the simulated time after each step (e.g. a progress bar).
 
         Returns
         -------
         xarray.Dataset
-            A ``time`` coordinate (s) and one variable per output, each with ``units`` and
-            ``description`` attributes; the dataset's attributes name the model.
+            A ``time`` coordinate (s); the six-vectors per body over ``body`` and ``dof``
+            (``pose``, ``velocity``...), the joints', PTOs' and mooring lines' outputs over
+            ``joint``, ``pto`` and ``line`` (:func:`~hydrofmu.api.dimensions.add_dimensions`);
+            and one variable per output under its FMU name (``float.pose[3]``), each with
+            ``units`` and ``description`` attributes; the dataset's attributes name the
+            model.
 
         Raises
         ------
@@ -185,17 +256,16 @@ class Model:
         IntegrationError
             A step that diverges (the message names the scheme and the fix).
         """
-        sim_cfg = self.config.get("simulation", {})
-        stop = float(sim_cfg.get("stop_time", 0.0) if stop_time is None else stop_time)
-        h = float(sim_cfg.get("output_interval", 0.1) if output_interval is None
-                  else output_interval)
-        t0 = float(start_time)
-        if not (np.isfinite(h) and h > 0.0):
-            raise ConfigError(f"output_interval must be a finite number > 0 s, got {h!r}",
-                              value=h)
-        if not (np.isfinite(stop) and stop > t0):
-            raise ConfigError(f"stop_time must be a finite number > start_time = {t0} s, got "
-                              f"{stop!r}", value=stop)
+        from ..config.run_settings import check_simulation
+
+        given = {"start_time": start_time, "stop_time": stop_time,
+                 "output_interval": output_interval}
+        times = {key: config_value(self.config, "simulation", key) if value is None
+                 else value for key, value in given.items()}
+        # The one check of the times (as `hydrofmu run` checks them); an argument given
+        # here is named as the argument, a default as its [simulation] key.
+        check_simulation(times, {k: k for k, v in given.items() if v is not None})
+        t0, stop, h = (float(times[k]) for k in ("start_time", "stop_time", "output_interval"))
         names = self.input_names
         signals = dict(inputs or {})
         unknown = sorted(set(signals) - set(names))
@@ -203,7 +273,9 @@ class Model:
             raise ConfigError(f"unknown input(s) {unknown}; the model's inputs: {names}",
                               value=unknown)
         sources = [input_function(n, signals[n]) if n in signals else None for n in names]
-        sim = self.simulator(parameters)
+        from ..runtime.simulator.simulator import Simulator
+
+        sim = Simulator(self.bodies, self.config, dict(parameters or {}), parts=self.parts)
         sim.initialize(t0)
         n = round((stop - t0) / h)
         time = t0 + np.arange(n + 1) * h
@@ -224,17 +296,16 @@ class Model:
             values[i + 1] = sim.output_vector()
             if progress is not None:
                 progress(time[i + 1])
-        from ..runtime.simulator.simulator import Simulator
-
         units = Simulator.output_units(self.bodies, self.config, self.parts)
-        return to_dataset(time, self.output_names, values, units,
-                          attrs={"source": "hydrofmu.Model.simulate", "output_interval": h})
+        return add_dimensions(to_dataset(
+            time, self.output_names, values, units,
+            attrs={"source": "hydrofmu.Model.simulate", "output_interval": h}))
 
     def build_fmu(
         self,
         path: str | os.PathLike[str],
         *,
-        name: str = "HydroFMU",
+        model_name: str = "HydroFMU",
         parts: Sequence[Any] | None = None,
         overwrite: bool = False,
         native: bool | None = None,
@@ -246,8 +317,9 @@ class Model:
         ----------
         path
             The ``.fmu`` to write.
-        name
-            The model identifier (ASCII letters, digits and ``_``).
+        model_name
+            The model identifier (ASCII letters, digits and ``_``), as
+            :func:`hydrofmu.export.fmu.build_fmu` names it.
         parts
             User parts to bundle and run in the FMU; default: the model's own
             (:attr:`parts`). Their modules are copied into the FMU, so it runs where they
@@ -271,7 +343,7 @@ class Model:
         """
         parts = self.parts if parts is None else parts
         if native is None:
-            native = self.config.get("export", {}).get("runtime") == "native"
+            native = config_value(self.config, "export", "runtime") == "native"
         if native:
             from ..export.native import build_native_fmu
             from ..runtime.errors import ExportError
@@ -280,11 +352,11 @@ class Model:
                 raise ExportError("a native FMU cannot carry user parts (its C runtime "
                                   "steps the assembled linear model only); build the Python "
                                   "FMU (native=False)", value=[repr(p) for p in parts])
-            return build_native_fmu(self.bodies, self.config, path, model_name=name,
+            return build_native_fmu(self.bodies, self.config, path, model_name=model_name,
                                     overwrite=overwrite, **options)
         from ..export.fmu import build_fmu
 
-        return build_fmu(self.bodies, self.config, path, model_name=name,
+        return build_fmu(self.bodies, self.config, path, model_name=model_name,
                          overwrite=overwrite, parts=parts, **options)
 
 

@@ -89,12 +89,14 @@ def _build(args: argparse.Namespace) -> int:
     model = Model.from_toml(args.config)
     native = args.native or model.config.get("export", {}).get("runtime") == "native"
     path = _build_with_progress(model, out, progress=not args.quiet, native=native,
-                                name=args.name, overwrite=args.force,
+                                model_name=args.name, overwrite=args.force,
                                 **({} if native else {"link_libpython": args.link_libpython}))
     if not native:
         from ..export.native.assemble import refusal
+        from ..runtime.simulator.simulator import Simulator
 
-        if not refusal(model.simulator()):  # the model in memory, not the FMU's payload
+        # the model in memory, not the FMU's payload
+        if not refusal(Simulator(model.bodies, model.config, {}, parts=model.parts)):
             print("note: the native runtime can step every part of this model: `hydrofmu "
                   "build --native` makes an FMU with no Python at run time (C/C++ hosts, "
                   "OpenModelica, Simulink)")
@@ -122,7 +124,7 @@ def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = No
     from ..cosim.fmpy_run import output_units, simulate
 
     fmu = fmu_path or workdir / f"{name}.fmu"
-    _build_with_progress(model, fmu, progress=progress, name=name,
+    _build_with_progress(model, fmu, progress=progress, model_name=name,
                          overwrite=fmu_path is None)
     sim = model.config["simulation"]
     result = simulate(

@@ -5,6 +5,7 @@ tables, and the body-to-body coupling blocks of a multi-body file."""
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -303,7 +304,7 @@ def _configured_added_mass(b: dict[str, Any], hd: HydroData, notes: list[str]
     return world
 
 
-def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: list[Any],
+def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Any], names: list[Any],
               bodies: list[HydroData], notes: list[str]) -> list[dict[str, Any]]:
     """Body-to-body radiation blocks of the bodies that share one multi-body file.
 
@@ -311,23 +312,33 @@ def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: l
     ``added_mass`` and ``radiation_damping`` (nw, 6, 6), the force on body ``k`` due to the
     motion of body ``j`` (JSON-able, so that they travel in the FMU payload).
     """
+    from ..io.hydro_checks import HydroDataWarning
     from ..io.readers import read_hydro_bodies
 
-    groups: dict[Path, list[int]] = {}
+    groups: dict[Any, list[int]] = {}
+    sources: dict[Any, Any] = {}
     for k, (p, hb) in enumerate(zip(paths, names, strict=True)):
         if hb is not None:
-            groups.setdefault(p, []).append(k)
+            key = p if isinstance(p, Path) else id(p)  # a dataset in memory: the object
+            groups.setdefault(key, []).append(k)
+            sources[key] = p
     out: list[dict[str, Any]] = []
-    for p, members in groups.items():
+    for key, members in groups.items():
+        p = sources[key]
+        label = p.name if isinstance(p, Path) else "the dataset"
         if len(members) < 2:
             continue
         wanted = [str(names[k]) for k in members]
         if len(set(wanted)) != len(wanted):
             raise ConfigError(
                 f"bodies {', '.join(resolved[k]['name'] for k in members)} read the same "
-                f"body twice from {p.name} (hydro_body = {wanted}); two copies of one body "
+                f"body twice from {label} (hydro_body = {wanted}); two copies of one body "
                 "are two files, or give each body its own hydro_body", value=wanted)
-        mb = read_hydro_bodies(p).subset(wanted)
+        with warnings.catch_warnings():
+            # The bodies were read and checked (and warned about) one by one already:
+            # this second read is for the coupling blocks only.
+            warnings.simplefilter("ignore", HydroDataWarning)
+            mb = read_hydro_bodies(p, check=False).subset(wanted)
         for a, k in enumerate(members):
             for b, j in enumerate(members):
                 if k == j:
@@ -335,7 +346,7 @@ def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: l
                 if bodies[k].omega.size != mb.omega.size:
                     raise ConfigError(
                         f"bodies '{resolved[k]['name']}' and '{resolved[j]['name']}': the "
-                        "coupling data has other frequencies than the bodies'", value=str(p))
+                        "coupling data has other frequencies than the bodies'", value=label)
                 out.append({
                     "bodies": [k, j],
                     "added_mass_inf": mb.block(a, b).tolist(),
@@ -343,5 +354,5 @@ def resolve_coupling(resolved: list[dict[str, Any]], paths: list[Path], names: l
                     "radiation_damping": mb.block(a, b, field="radiation_damping").tolist(),
                 })
         notes.append(f"bodies {', '.join(resolved[k]['name'] for k in members)}: body-to-body "
-                     f"radiation blocks from {p.name}")
+                     f"radiation blocks from {label}")
     return out

@@ -48,7 +48,8 @@ BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
 DEFAULTS = CONFIG_DEFAULTS
 #: The FMU runtimes of [export] runtime.
 RUNTIMES = ("python", "native")
-_SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
+#: The top-level tables of a configuration.
+SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
 
 
 def builtin_path(name: str) -> Path:
@@ -61,7 +62,14 @@ def builtin_path(name: str) -> Path:
     return Path(str(resources.files("hydrofmu") / "data" / BUILTIN_BODIES[name]))
 
 
-def _resolve_hydro_path(value: Any, base: Path) -> Path:
+def _resolve_hydro_path(value: Any, base: Path) -> Any:
+    """The data of ``hydro = value``: a file's path (relative to ``base``), an embedded
+    file, or a Capytaine ``xarray.Dataset`` given in memory (by :meth:`Model.from_bem
+    <hydrofmu.api.model.Model.from_bem>`), returned as it is."""
+    from ..io.capytaine import is_dataset
+
+    if is_dataset(value):
+        return value
     if not isinstance(value, str) or not value:
         raise ConfigError(f"'hydro' must be a file path, got {value!r}", value=value)
     if value.startswith(BUILTIN_PREFIX):
@@ -83,8 +91,8 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     if not isinstance(data, dict):
         raise ConfigError(f"{where} must be a TOML table", value=data)
     for key in data:
-        if key not in _SECTIONS:
-            raise unknown_key(key, _SECTIONS, where)
+        if key not in SECTIONS:
+            raise unknown_key(key, SECTIONS, where)
     out: dict[str, Any] = {}
     for section, defaults in DEFAULTS.items():
         given = data.get(section, {})
@@ -181,8 +189,10 @@ def resolve(
     notes: list[str] = []
     for b in cfg["bodies"]:
         path = _resolve_hydro_path(b["hydro"], base)
-        hd = read_hydro(path, body=b.get("hydro_body"))
-        if path.suffix.lower() == ".out":
+        # Read unchecked and checked once here: the reader's own check would give every
+        # warning of the data a second time.
+        hd = read_hydro(path, body=b.get("hydro_body"), check=False)
+        if isinstance(path, Path) and path.suffix.lower() == ".out":
             from ..io.wamit import WAMIT_SYMMETRY_RTOL
 
             # WAMIT's printed 4-digit values: the reader's own symmetry tolerance.

@@ -50,7 +50,24 @@ from .reader_tools import (
     select_body,
 )
 
-__all__ = ["read_capytaine", "read_capytaine_bodies"]
+__all__ = ["DATASET_LABEL", "is_dataset", "read_capytaine", "read_capytaine_bodies"]
+
+#: How messages and ``HydroData.source`` name data given as an ``xarray.Dataset`` in memory.
+DATASET_LABEL = "xarray.Dataset"
+
+
+def is_dataset(data: Any) -> bool:
+    """Whether ``data`` is an ``xarray.Dataset`` (data in memory) rather than a path."""
+    return type(data).__name__ == "Dataset" and hasattr(data, "data_vars")
+
+
+def _source(data: Any) -> tuple[Any, Path]:
+    """The dataset and how messages name it: a path opened (and checked), or a dataset in
+    memory (named :data:`DATASET_LABEL`)."""
+    if is_dataset(data):
+        return data.copy(), Path(DATASET_LABEL)  # the reader replaces variables: not the caller's
+    p = check_file(data)
+    return open_dataset(p), p
 
 _FREQ_DIMS: tuple[str, ...] = ("omega", "freq", "period", "wavenumber", "wavelength")
 _SCALAR_DIMS: tuple[str, ...] = ("g", "rho", "water_depth", "forward_speed")
@@ -61,13 +78,16 @@ _STIFFNESS_HOWTO = (
 )
 
 
-def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
+def read_capytaine(path: str | Path | Any, body: str | None = None, *,
+                   check: bool = True) -> HydroData:
     """Read one body of a Capytaine NetCDF file (Capytaine 2.x or 3.x).
 
     Parameters
     ----------
     path
-        The ``.nc`` file written by ``cpt.export_dataset`` / ``save_dataset_as_netcdf``.
+        The ``.nc`` file written by ``cpt.export_dataset`` / ``save_dataset_as_netcdf``, or
+        the ``xarray.Dataset`` itself (``cpt.assemble_dataset``'s, complex values as
+        complex variables or on a ``complex`` dimension).
     body
         Body name; may be ``None`` when the file holds one body.
     check
@@ -97,21 +117,20 @@ def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = T
     UnsupportedFormatError
         Forward speed other than zero.
     """
-    p = check_file(path)
-    ds = open_dataset(p)
+    ds, p = _source(path)
     hd, _ = _read_dataset(ds, p, body)
     if check:
         check_hydrodata(hd)
     return hd
 
 
-def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyData:
+def read_capytaine_bodies(path: str | Path | Any, *, check: bool = True) -> MultiBodyData:
     """Read every body of a Capytaine NetCDF file with the body-to-body coupling blocks.
 
     Parameters
     ----------
     path
-        The ``.nc`` file.
+        The ``.nc`` file, or the ``xarray.Dataset`` (see :func:`read_capytaine`).
     check
         Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on every body.
 
@@ -123,8 +142,7 @@ def read_capytaine_bodies(path: str | Path, *, check: bool = True) -> MultiBodyD
         (A_inf, or the Ogilvie estimate on the full matrices, whose diagonal blocks are
         the bodies' own estimates); the bodies are what :func:`read_capytaine` returns.
     """
-    p = check_file(path)
-    ds = open_dataset(p)
+    ds, p = _source(path)
     if "radiating_dof" not in ds.coords:
         raise HydroDataError(f"{p}: no 'radiating_dof' coordinate: not a Capytaine dataset "
                              "with radiation results", value="radiating_dof")

@@ -37,12 +37,19 @@ from .reader_tools import (
 )
 
 
-def read_hydro(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
+def read_hydro(path: str | Path | Any, body: str | None = None, *,
+               check: bool = True) -> HydroData:
     """Read one body's data; a file no reader can parse gives a :class:`HydroDataError`.
 
-    Same arguments as :func:`_read_hydro`; the errors a parser raises on a truncated or
-    corrupt file (:data:`CORRUPT_FILE_ERRORS`) become one message naming the file.
+    Same arguments as :func:`_read_hydro`, and ``path`` may be a Capytaine
+    ``xarray.Dataset`` in memory (:func:`read_capytaine` reads it); the errors a parser
+    raises on a truncated or corrupt file (:data:`CORRUPT_FILE_ERRORS`) become one message
+    naming the file.
     """
+    from .capytaine import is_dataset
+
+    if is_dataset(path):  # a Capytaine dataset in memory
+        return read_capytaine(path, body, check=check)
     try:
         return _read_hydro(path, body, check=check)
     except HydroDataError:
@@ -97,13 +104,14 @@ def _read_hydro(path: str | Path, body: str | None = None, *, check: bool = True
     raise _unknown_suffix(p)
 
 
-def read_hydro_bodies(path: str | Path, *, check: bool = True) -> Any:
+def read_hydro_bodies(path: str | Path | Any, *, check: bool = True) -> Any:
     """Read every body of a file with the body-to-body coupling blocks.
 
     Parameters
     ----------
     path
-        ``.nc``, ``.h5`` / ``.hdf5`` or ``.out`` as for :func:`read_hydro`.
+        ``.nc``, ``.h5`` / ``.hdf5`` or ``.out``, or a Capytaine ``xarray.Dataset``, as for
+        :func:`read_hydro`.
     check
         Run :func:`~hydrofmu.io.hydro_checks.check_hydrodata` on every body.
 
@@ -113,11 +121,13 @@ def read_hydro_bodies(path: str | Path, *, check: bool = True) -> Any:
         The bodies (each as :func:`read_hydro` would read it) and the 6N x 6N A(omega),
         B(omega), A_inf.
     """
+    from .capytaine import is_dataset, read_capytaine_bodies
+
+    if is_dataset(path):
+        return read_capytaine_bodies(path, check=check)
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix == ".nc":
-        from .capytaine import read_capytaine_bodies
-
         return read_capytaine_bodies(p, check=check)
     if suffix in (".h5", ".hdf5"):
         from .bemio import read_bemio_bodies
@@ -143,8 +153,9 @@ def read_wamit(path: str | Path, body: str | None = None, *, check: bool = True)
     return _read(path, body, check=check)
 
 
-def read_capytaine(path: str | Path, body: str | None = None, *, check: bool = True) -> HydroData:
-    """Read a Capytaine NetCDF file; see :func:`.capytaine.read_capytaine`."""
+def read_capytaine(path: str | Path | Any, body: str | None = None, *,
+                   check: bool = True) -> HydroData:
+    """Read a Capytaine NetCDF file or dataset; see :func:`.capytaine.read_capytaine`."""
     from .capytaine import read_capytaine as _read
 
     return _read(path, body, check=check)
