@@ -190,8 +190,8 @@ def test_moordyn_part_starts_in_static_equilibrium() -> None:
         sim.step(0.1 * k, 0.1)
     # the node positions move by less than 1 mm in 0.5 s (the Newton IC's residual force
     # is 1e-9 of the tensions; the symmetric lines pull the body nowhere in surge)
-    assert np.max(np.abs(sim.y[part.state_slice][: part.system.n_internal * 3]
-                         - x0[: part.system.n_internal * 3])) < 1e-3
+    assert np.max(np.abs(sim.y[part.state_slice][: part.system.arrays.n_internal * 3]
+                         - x0[: part.system.arrays.n_internal * 3])) < 1e-3
     assert sim.output_vector()[names.index("mooring.line1.T_fairlead")] == pytest.approx(
         t0, rel=1e-4)
     # the lumped lines (8 segments) against the closed-form catenary: 1.5 % (measured 1.1 %,

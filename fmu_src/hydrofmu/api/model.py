@@ -75,7 +75,9 @@ class Model:
             A bad value (named, with the fix) or unreadable data.
         """
         from ..config.configuration import resolve
+        from ..export.line_kernel_build import prepare_line_kernel
 
+        prepare_line_kernel(data)  # MoorDyn lines: the compiled kernel, before the check
         bodies, config = resolve(dict(copy.deepcopy(data)), Path(base_dir), where=where)
         return cls(bodies, config, parts=parts)
 
@@ -95,7 +97,9 @@ class Model:
             is updated key by key; a list such as ``bodies`` is replaced).
         """
         from ..config.configuration import load_config
+        from ..export.line_kernel_build import prepare_line_kernel_for_file
 
+        prepare_line_kernel_for_file(path, overrides)  # as from_dict
         bodies, config = load_config(path, overrides)
         return cls(bodies, config, parts=parts)
 
@@ -139,8 +143,10 @@ class Model:
     def simulator(self, parameters: Mapping[str, Any] | None = None) -> Simulator:
         """A new in-process :class:`~hydrofmu.runtime.simulator.simulator.Simulator` of the
         model with these FMU parameter values (by name; the others at their defaults)."""
+        from ..export.line_kernel_build import prepare_line_kernel
         from ..runtime.simulator.simulator import Simulator
 
+        prepare_line_kernel(self.config)  # MoorDyn lines run the compiled kernel
         return Simulator(self.bodies, self.config, dict(parameters or {}), parts=self.parts)
 
     # ------------------------------------------------------------------ jobs
