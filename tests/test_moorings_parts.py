@@ -200,6 +200,26 @@ def test_moordyn_part_starts_in_static_equilibrium() -> None:
     assert t0 == pytest.approx(sol.fairlead_tension, rel=0.015)
 
 
+def test_the_api_compiles_the_line_kernel_before_it_resolves(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Nothing is registered at import: ``Model.from_toml`` compiles the kernel into the
+    (empty) cache before the configuration's check runs, so the model's report and its
+    in-process simulator run the compiled kernel, not the numpy fallback."""
+    from hydrofmu import Model
+    from hydrofmu.runtime.moorings import kernel_files, kernel_loader
+
+    monkeypatch.setenv("HYDROFMU_CACHE_DIR", str(tmp_path / "cache"))
+    kernel_loader.forget()
+    try:
+        assert not kernel_files.cached_library().exists()
+        model = Model.from_toml(EXAMPLE)
+        assert kernel_files.cached_library().is_file()
+        assert any(line.endswith("c kernel") for line in model.report), model.report
+        assert model.simulator().part("mooring.moordyn").system.kernel == "c"
+    finally:
+        kernel_loader.forget()
+
+
 def test_moordyn_file_is_embedded_and_errors_are_clear(tmp_path: Path) -> None:
     _, cfg = load_config(EXAMPLE)
     text = (ROOT / "examples" / "data" / "moored_body_lines.txt").read_text()

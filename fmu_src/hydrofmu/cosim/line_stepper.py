@@ -8,8 +8,8 @@ coefficients, same interval search, bodies' angular velocity as
 stage of the registered scheme, with the scheme's own constants:
 
 - ``hf_line_advance_rk``: the public tableau ``A``, ``B``, ``C`` of the explicit Runge-Kutta
-  schemes of :data:`~hydrofmu.runtime.schemes.runge_kutta.RUNGE_KUTTA` (``euler``, ``rk2``,
-  ``rk2heun``, ``rk3``, ``rk4``);
+  schemes ``RUNGE_KUTTA`` of :mod:`~hydrofmu.runtime.schemes.runge_kutta` (``euler``,
+  ``rk2``, ``rk2heun``, ``rk3``, ``rk4``);
 - ``hf_line_advance_si``: MoorDyn's semi-implicit ``beulerN`` and ``midpointN``
   (:class:`~hydrofmu.runtime.schemes.semi_implicit.SemiImplicit`: stage fraction, the relaxation
   weights :meth:`~hydrofmu.runtime.schemes.semi_implicit.SemiImplicit.relax`, the derivative

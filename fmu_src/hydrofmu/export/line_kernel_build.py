@@ -37,8 +37,9 @@ def build_library(source: Path, output: Path) -> None:
 
 
 def compiled_library() -> Path | None:
-    """The kernel compiled into the cache folder (:func:`~hydrofmu.runtime.moorings.
-    kernel_files.cached_library`), compiled now when it is not there yet.
+    """The kernel compiled into the cache folder
+    (:func:`~hydrofmu.runtime.moorings.kernel_files.cached_library`), compiled now when it
+    is not there yet.
 
     Returns its path, or None when it cannot be compiled (no C compiler, a failed
     compilation: logged once, and the lines run numpy). A failure is not retried in the
