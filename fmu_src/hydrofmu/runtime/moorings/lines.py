@@ -22,12 +22,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ConfigError
-from .frames import cross, rotation
+from .frames import cross
 from .kernel_loader import select_kernel
 from .line_kernel import LineKernel
 from .line_layout import Environment, line_arrays
 from .moordyn_model import MoorDynModel
+from .point_motion import point_kinematics
 
 Array = NDArray[np.float64]
 
@@ -38,8 +38,9 @@ class LineSystem:
     """Lines, points and coupled bodies of a MoorDyn file, as one first-order system.
 
     The layout (nodes, segments, constants) is the frozen record :attr:`arrays`
-    (:class:`~.line_layout.LineArrays`); this class adds the kinematics of the points, the
-    forces on the nodes, the state derivative and the outputs. The derivative is written for
+    (:class:`~.line_layout.LineArrays`), the points' motion
+    :func:`~.point_motion.point_kinematics`; this class adds the forces on the nodes, the
+    state derivative and the outputs. The derivative is written for
     few numpy calls on small arrays (all the lines' nodes in one set of arrays, no Python
     loop over lines or segments, the fully submerged coefficients precomputed): at 20-60
     nodes the cost of a call dominates.
@@ -99,7 +100,6 @@ class LineSystem:
         self._free_drag = 0.5 * env.rho * la.point_cda[fp]
         self._free_mass = la.point_mass[fp] + env.rho * la.point_volume[fp] * la.point_ca[fp]
         self._eye3 = np.eye(3)
-        self._zero6 = np.zeros(6)
         self._pair_tension = np.zeros(max(la.n_nodes - 1, 0))
         self.compiled: LineKernel | None = select_kernel(la, kernel)
         self.kernel = "numpy" if self.compiled is None else "c"
@@ -118,46 +118,9 @@ class LineSystem:
     def point_kinematics(
         self, x: Array, coupled_positions: Array, coupled_velocities: Array
     ) -> tuple[Array, Array]:
-        """Positions and velocities of every point, m and m/s, shape (n_points, 3) each."""
-        la = self.arrays
-        cp = np.asarray(coupled_positions, dtype=float).ravel()
-        cv = np.asarray(coupled_velocities, dtype=float).ravel()
-        if cp.size != la.n_coupled_dof or cv.size != la.n_coupled_dof:
-            raise ConfigError(
-                f"the lines expect {la.n_coupled_dof} coupled positions and velocities, got "
-                f"{cp.size} and {cv.size}", value=cp.size)
-        r = la.point_r0.copy()
-        v = np.zeros_like(r)
-        if la.no_bodies:
-            r[la.coupled_points] = cp.reshape(-1, 3)
-            v[la.coupled_points] = cv.reshape(-1, 3)
-        else:
-            self._body_kinematics(cp, cv, r, v)
-        if la.n_free:
-            nf = la.n_free
-            base = 6 * la.n_internal
-            r[la.free_points] = x[base:base + 3 * nf].reshape(nf, 3)
-            v[la.free_points] = x[base + 3 * nf:base + 6 * nf].reshape(nf, 3)
-        return r, v
-
-    def _body_kinematics(self, cp: Array, cv: Array, r: Array, v: Array) -> None:
-        """Coupled points and the points of bodies into ``r``, ``v`` (in place)."""
-        la = self.arrays
-        for group in la.body_groups:
-            k, pose, idx, r0 = group.coupled, group.pose, group.points, group.r0
-            vel = self._zero6
-            if k >= 0:  # a coupled body; otherwise fixed, at its pose from the file
-                pose, vel = cp[6 * k:6 * k + 6], cv[6 * k:6 * k + 6]
-            arm = r0 @ rotation(pose[3:]).T
-            r[idx] = pose[:3] + arm
-            w = vel[3:]
-            # w x arm for every point of the body at once
-            v[idx] = vel[:3] + np.column_stack([w[1] * arm[:, 2] - w[2] * arm[:, 1],
-                                                w[2] * arm[:, 0] - w[0] * arm[:, 2],
-                                                w[0] * arm[:, 1] - w[1] * arm[:, 0]])
-        off = 6 * len(la.coupled_bodies)
-        r[la.coupled_points] = cp[off:].reshape(-1, 3)
-        v[la.coupled_points] = cv[off:].reshape(-1, 3)
+        """Positions and velocities of every point, m and m/s, shape (n_points, 3) each
+        (:func:`~.point_motion.point_kinematics`)."""
+        return point_kinematics(self.arrays, x, coupled_positions, coupled_velocities)
 
     # -- the line model ---------------------------------------------------------------------
     def node_forces(self, r: Array, v: Array) -> tuple[Array, Array, Array, Array]:
