@@ -70,9 +70,9 @@ def write_motion(path: Path, coupled: list[str], duration: float) -> None:
 
 
 def main() -> None:
+    from hydrofmu.cosim.replay import Replay, coupled_columns, read_motion
     from hydrofmu.runtime.moorings.equilibrium import initial_state
     from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
-    from hydrofmu.runtime.moorings.replay import Replay, coupled_columns, read_motion
     from hydrofmu.runtime.schemes.registry import make_scheme
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--schemes", nargs="+", default=["rk2", "rk4"])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    import hydrofmu.runtime.moorings.replay as replay_module
+    import hydrofmu.cosim.replay as replay_module
 
     print(f"{'file':<18}{'scheme':<7}{'dtM':>7}{'nodes':>6}{'numpy s':>9}{'C s':>8}"
           f"{'C+steps s':>10}{'MD-C s':>8}{'ratios np/C/C+st':>19}{'IC ours/MD s':>14}"
@@ -134,7 +134,7 @@ def main() -> None:
                 md_f = min(md) / (n_steps * stages) * 1e6
                 best = {k: min(v) for k, v in ours.items()}
                 ratios = "/".join(f"{best[k] / min(md):.1f}" for k in ("numpy", "c", "c+steps"))
-                print(f"{name:<18}{scheme:<7}{dtm:>7}{rep.system.n_nodes:>6}"
+                print(f"{name:<18}{scheme:<7}{dtm:>7}{rep.system.arrays.n_nodes:>6}"
                       f"{best['numpy']:>9.3f}{best['c']:>8.3f}{best['c+steps']:>10.3f}"
                       f"{min(md):>8.3f}{ratios:>19}{ic:>8.2f}/{min(md_ic):<5.2f}"
                       f"{deriv['numpy']:>6.0f}/{deriv['c']:.1f}/{md_f:.1f}")

@@ -20,8 +20,8 @@ import time
 import moordyn
 import numpy as np
 
+from hydrofmu.cosim.replay import HermiteMotion, read_motion
 from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
-from hydrofmu.runtime.moorings.replay import HermiteMotion, read_motion
 
 
 def main(lines: str, motion: str, out: str) -> None:

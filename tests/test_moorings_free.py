@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from scipy.optimize import fsolve
 
+from hydrofmu.cosim.replay import replay_file
 from hydrofmu.runtime.moorings.equilibrium import static_equilibrium
 from hydrofmu.runtime.moorings.lines import LineSystem
 from hydrofmu.runtime.moorings.moordyn_input import parse_moordyn
-from hydrofmu.runtime.moorings.replay import replay_file
 from test_moorings_lines import run_moordyn
 
 DATA = Path(__file__).parent / "data" / "moorings"
@@ -70,13 +70,13 @@ def test_clump_weight_equilibrium_matches_the_catenary_closed_forms() -> None:
         assert info["converged"], info
         # at rest: neither the nodes nor the free point accelerate (1e-6 g)
         acc = system.derivative(0.0, x, FAIRLEAD, np.zeros(3))
-        assert np.max(np.abs(acc[3 * system.n_internal:6 * system.n_internal])) < 1e-5
-        assert np.max(np.abs(acc[6 * system.n_internal + 3:])) < 1e-5
+        assert np.max(np.abs(acc[3 * system.arrays.n_internal:6 * system.arrays.n_internal])) < 1e-5
+        assert np.max(np.abs(acc[6 * system.arrays.n_internal + 3:])) < 1e-5
         ev = system.evaluate(x, FAIRLEAD, np.zeros(3))
         pos_err.append(np.max(np.abs(ev["point_r"][1, [0, 2]] - clump)))
         assert ev["point_r"][1, 1] == 0.0
-        fair_err.append(abs(np.linalg.norm(ev["fnet"][system.end_b[1]]) / fair_exact - 1))
-        anch_err.append(abs(np.linalg.norm(ev["fnet"][system.end_a[0]]) / anch_exact - 1))
+        fair_err.append(abs(np.linalg.norm(ev["fnet"][system.arrays.end_b[1]]) / fair_exact - 1))
+        anch_err.append(abs(np.linalg.norm(ev["fnet"][system.arrays.end_a[0]]) / anch_exact - 1))
     # lumping the chain's weight at the nodes errs as 1/N^2: measured 4.5 cm -> 0.3 cm on
     # the clump, 2.6e-4 -> 1.6e-5 on the fairlead tension, 3.5e-4 -> 2.2e-5 on the anchor's
     assert pos_err[1] < pos_err[0] / 8 and fair_err[1] < fair_err[0] / 8

@@ -5,7 +5,8 @@ on every test file of ``tests/data/moorings/`` at seeded random states near the 
 equilibrium (nodes on the seabed, a coupled body moving, a free point, a line partly out of
 the water, MoorDyn's IC drag scale, compression allowed), through a replay, and the
 fallback to numpy (forced, no library, a library that does not load, another ABI) is
-checked to work and to say so once.
+checked to work and to say so once. The build side compiles the library into the cache;
+the run time only loads it (``import hydrofmu`` registers and compiles nothing).
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.export.line_kernel_build import build_library
+from hydrofmu.cosim.line_stepper import CompiledSteps
+from hydrofmu.cosim.replay import Replay
+from hydrofmu.export.line_kernel_build import compiled_library
 from hydrofmu.export.python_binary import compile_shared_library
 from hydrofmu.runtime.errors import ConfigError
-from hydrofmu.runtime.moorings import line_kernel as kernel
+from hydrofmu.runtime.moorings import kernel_files, kernel_loader
 from hydrofmu.runtime.moorings.equilibrium import initial_profile
-from hydrofmu.runtime.moorings.kernel_stepper import CompiledSteps
 from hydrofmu.runtime.moorings.lines import LineSystem
 from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
-from hydrofmu.runtime.moorings.replay import Replay
 from hydrofmu.runtime.schemes.registry import make_scheme
 
 DATA = Path(__file__).parent / "data" / "moorings"
@@ -38,6 +39,12 @@ FILES = sorted(p.name for p in DATA.glob("*.txt"))
 REL = 1e-12
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _compiled() -> None:
+    """The build side's compiled kernel in the cache (as the API and the replay make it)."""
+    assert compiled_library() is not None
+
+
 def _pair(name: str) -> tuple[LineSystem, LineSystem]:
     model = read_moordyn(DATA / name)
     c, n = LineSystem(model=model, kernel="c"), LineSystem(model=model, kernel="numpy")
@@ -47,8 +54,9 @@ def _pair(name: str) -> tuple[LineSystem, LineSystem]:
 
 def _coupled(s: LineSystem) -> np.ndarray:
     """The file's coupled positions (bodies' poses, then points)."""
-    parts = [np.asarray(s.bodies[b].pose, dtype=float) for b in s.coupled_bodies]
-    parts += [s.point_r0[i] for i in s.coupled_points]
+    a = s.arrays
+    parts = [np.asarray(s.model.bodies[b].pose, dtype=float) for b in a.coupled_bodies]
+    parts += [a.point_r0[i] for i in a.coupled_points]
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
@@ -60,11 +68,11 @@ def _close(a: np.ndarray, b: np.ndarray, what: str) -> None:
 
 def _compare(c: LineSystem, n: LineSystem, x: np.ndarray, cp: np.ndarray, cv: np.ndarray,
              label: str) -> None:
-    ni = n.n_internal
+    ni = n.arrays.n_internal
     dn, dc = n.derivative(0.0, x, cp, cv), c.derivative(0.0, x, cp, cv)
     # velocities of the nodes, accelerations of the nodes, then the free points' blocks
     blocks = [slice(0, 3 * ni), slice(3 * ni, 6 * ni)]
-    nf = n.n_free
+    nf = n.arrays.n_free
     if nf:
         blocks += [slice(6 * ni, 6 * ni + 3 * nf), slice(6 * ni + 3 * nf, 6 * ni + 6 * nf)]
     for k, sl in enumerate(blocks):
@@ -84,7 +92,7 @@ def test_c_derivative_equals_the_numpy_derivative(name: str) -> None:
     cp0 = _coupled(n)
     x0 = initial_profile(n, cp0)  # the catenary: within centimetres of the equilibrium
     rng = np.random.default_rng(20261123)
-    ni, nf = n.n_internal, n.n_free
+    ni, nf = n.arrays.n_internal, n.arrays.n_free
     for trial in range(4):
         x = x0.copy()
         x[:3 * ni] += rng.normal(scale=0.05, size=3 * ni)  # m
@@ -93,13 +101,13 @@ def test_c_derivative_equals_the_numpy_derivative(name: str) -> None:
             x[6 * ni:6 * ni + 3 * nf] += rng.normal(scale=0.2, size=3 * nf)
             x[6 * ni + 3 * nf:] = rng.normal(scale=0.3, size=3 * nf)
         cp = cp0 + rng.normal(scale=0.5, size=cp0.size)
-        if c.coupled_bodies:  # a body turning by a few degrees
+        if c.arrays.coupled_bodies.size:  # a body turning by a few degrees
             cp[3:6] += rng.normal(scale=0.05, size=3)
         cv = rng.normal(scale=1.0, size=cp0.size)
         _compare(c, n, x, cp, cv, f"{name} trial {trial}")
     # nodes above the water (the submergence branch): the coupled objects lifted 12 m
     lift = cp0.copy()
-    if c.coupled_bodies:
+    if c.arrays.coupled_bodies.size:
         lift[2] += 12.0
     else:
         lift[2::3] += 12.0
@@ -109,12 +117,12 @@ def test_c_derivative_equals_the_numpy_derivative(name: str) -> None:
     _compare(c, n, x, lift, cv, f"{name} lifted")
     # MoorDyn's IC stage: drag scaled; the Newton stage: segments resist compression
     for system in (c, n):
-        system.drag_scale, system._compression = 4.0, True
+        system.drag_scale, system.compression = 4.0, True
     try:
         _compare(c, n, x0, cp0, rng.normal(scale=1.0, size=cp0.size), f"{name} IC settings")
     finally:
         for system in (c, n):
-            system.drag_scale, system._compression = 1.0, False
+            system.drag_scale, system.compression = 1.0, False
 
 
 def test_c_kernel_checks_its_arguments_as_numpy_does() -> None:
@@ -215,39 +223,55 @@ def test_compiled_stepping_reports_a_diverging_step(tmp_path: Path) -> None:
 
 @pytest.fixture
 def fresh_kernel(monkeypatch, tmp_path: Path):
-    """The kernel module with no library loaded yet, an empty cache and no note given."""
-    monkeypatch.setattr(kernel, "_loaded", {})
-    monkeypatch.setattr(kernel, "_noted", set())
+    """An empty cache folder and a loader that has loaded nothing and noted nothing (a
+    new process, as far as the kernel modules know)."""
     monkeypatch.setenv("HYDROFMU_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(kernel, "bundled_library_name", lambda: "no-such-library.so")
-    return monkeypatch
+    kernel_loader.forget()
+    yield monkeypatch
+    kernel_loader.forget()
 
 
 def _notes(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "hydrofmu.moorings.kernel"]
 
 
+def test_import_registers_and_compiles_nothing(tmp_path: Path) -> None:
+    """``import hydrofmu`` leaves the kernel modules alone: a fresh interpreter with an
+    empty cache imports the package and finds no library there afterwards."""
+    import subprocess
+    import sys
+
+    code = ("import hydrofmu, sys; from hydrofmu.runtime.moorings import kernel_files as f; "
+            "sys.exit(f.cached_library().exists())")
+    env = {**__import__("os").environ, "HYDROFMU_CACHE_DIR": str(tmp_path / "cache")}
+    assert subprocess.run([sys.executable, "-c", code], env=env, check=False).returncode == 0
+    assert not (tmp_path / "cache").exists()
+
+
 def test_cli_replay_kernel_option(tmp_path: Path, capsys, fresh_kernel) -> None:
     from hydrofmu.cli.commands import main
 
-    fresh_kernel.setattr(kernel, "_builder", build_library)
     motion = tmp_path / "motion.csv"
     t = np.arange(0.0, 1.0 + 1e-9, 0.25)
     motion.write_text("t,point2.x,point2.y,point2.z\n" + "".join(
         f"{ti},{0.5 * ti},0.0,-10.0\n" for ti in t))
     lines = DATA / "chain_1line.txt"
     tables = {}
-    for k in ("c", "numpy"):
+    for k in ("c", "numpy"):  # the replay compiles the kernel into the empty cache
         out = tmp_path / f"{k}.csv"
         assert main(["mooring", "replay", str(lines), str(motion), "-o", str(out), "--quiet",
                      "--kernel", k]) == 0
         tables[k] = np.genfromtxt(out, delimiter=",", skip_header=1)
+    assert kernel_files.cached_library().is_file()
     # as the replay test above: 1e-9 of each column's peak
     scale = np.max(np.abs(tables["numpy"]), axis=0)
     assert np.all(np.abs(tables["c"] - tables["numpy"]) <= 1e-9 * scale)
-    # auto without a usable library: numpy, and the command says so on stderr
-    fresh_kernel.setattr(kernel, "_builder", None)
-    kernel._loaded.clear()
+    # auto without a usable library (one that does not load, in another cache folder: the
+    # process keeps the first one loaded under its name): numpy, and the command says so
+    fresh_kernel.setenv("HYDROFMU_CACHE_DIR", str(tmp_path / "cache2"))
+    kernel_files.cache_dir().mkdir()
+    kernel_files.cached_library().write_bytes(b"not a shared library")
+    kernel_loader.forget()
     capsys.readouterr()
     assert main(["mooring", "replay", str(lines), str(motion), "-o",
                  str(tmp_path / "auto.csv"), "--quiet"]) == 0
@@ -261,35 +285,36 @@ def test_forced_numpy_runs_numpy_and_says_so_once(fresh_kernel, caplog) -> None:
     model = read_moordyn(DATA / "chain_1line.txt")
     with caplog.at_level(logging.INFO, logger="hydrofmu.moorings.kernel"):
         systems = [LineSystem(model=model, kernel="numpy") for _ in range(3)]
-    assert all(s.kernel == "numpy" and s._ck is None for s in systems)
+    assert all(s.kernel == "numpy" and s.compiled is None for s in systems)
     notes = _notes(caplog)
     assert len(notes) == 1 and "kernel = 'numpy'" in notes[0]
-    assert "lib" not in kernel._loaded  # nothing compiled or loaded
+    assert not kernel_files.cache_dir().exists()  # nothing compiled
 
 
-def test_cache_compiles_on_first_use_and_is_reused(fresh_kernel, tmp_path: Path) -> None:
-    calls = []
-
-    def builder(source: Path, output: Path) -> None:
-        calls.append(output)
-        build_library(source, output)
-
-    fresh_kernel.setattr(kernel, "_builder", builder)
+def test_build_side_compiles_once_and_the_run_time_loads_it(fresh_kernel, caplog) -> None:
+    """The run time never compiles: with an empty cache the lines run numpy and say why;
+    once the build side has compiled the library (once: a second call reuses it), the
+    next lines find it, and a new process too."""
     model = read_moordyn(DATA / "chain_1line.txt")
+    with caplog.at_level(logging.INFO, logger="hydrofmu.moorings.kernel"):
+        assert LineSystem(model=model).kernel == "numpy"
+    assert any("hydrofmu compiles it there" in m for m in _notes(caplog)), _notes(caplog)
+    assert not kernel_files.cache_dir().exists()
+    path = compiled_library()
+    assert path is not None and path.parent == kernel_files.cache_dir()
+    assert kernel_files.source_hash() in path.name
+    stamp = path.stat().st_mtime_ns
+    assert compiled_library() == path and path.stat().st_mtime_ns == stamp  # not rebuilt
     assert LineSystem(model=model).kernel == "c"
-    assert len(calls) == 1 and calls[0].parent == tmp_path / "cache"
-    assert calls[0].is_file() and kernel.source_hash() in calls[0].name
-    kernel._loaded.clear()  # a new process: the cached library is found, not rebuilt
+    kernel_loader.forget()  # a new process: the cached library is found, not rebuilt
     assert LineSystem(model=model).kernel == "c"
-    assert len(calls) == 1
+    assert path.stat().st_mtime_ns == stamp
 
 
 def test_a_library_that_does_not_load_falls_back_once(fresh_kernel, caplog) -> None:
-    def broken(source: Path, output: Path) -> None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_bytes(b"not a shared library")
-
-    fresh_kernel.setattr(kernel, "_builder", broken)
+    out = kernel_files.cached_library()
+    out.parent.mkdir(parents=True)
+    out.write_bytes(b"not a shared library")
     model = read_moordyn(DATA / "clump_2lines.txt")
     with caplog.at_level(logging.INFO, logger="hydrofmu.moorings.kernel"):
         systems = [LineSystem(model=model) for _ in range(2)]
@@ -305,22 +330,19 @@ def test_a_library_that_does_not_load_falls_back_once(fresh_kernel, caplog) -> N
 
 
 def test_a_library_of_another_abi_is_refused(fresh_kernel, caplog) -> None:
-    def other_abi(source: Path, output: Path) -> None:
-        compile_shared_library(source, output, flags=("-DHF_LINE_KERNEL_ABI=999",))
-
-    fresh_kernel.setattr(kernel, "_builder", other_abi)
+    compile_shared_library(kernel_files.SOURCE, kernel_files.cached_library(),
+                           flags=("-DHF_LINE_KERNEL_ABI=999",))
     model = read_moordyn(DATA / "chain_1line.txt")
     with caplog.at_level(logging.INFO, logger="hydrofmu.moorings.kernel"):
         assert LineSystem(model=model).kernel == "numpy"
     assert any("ABI 999" in m for m in _notes(caplog)), _notes(caplog)
 
 
-def test_no_compiler_step_as_in_an_fmu_falls_back(fresh_kernel, caplog) -> None:
-    fresh_kernel.setattr(kernel, "_builder", None)
-    model = read_moordyn(DATA / "body_3lines.txt")
-    with caplog.at_level(logging.INFO, logger="hydrofmu.moorings.kernel"):
-        assert LineSystem(model=model).kernel == "numpy"
-    assert any("no compiler step" in m for m in _notes(caplog))
+def test_the_installed_package_alone_reads_the_cache() -> None:
+    """The cache is the installed package's; an FMU's bundled copy (another package name)
+    uses its bundled library or none."""
+    assert kernel_files.reads_cache()
+    assert kernel_files.__name__.rpartition(".")[0] == kernel_files.INSTALLED_PACKAGE
 
 
 def test_default_kernel_here_is_compiled() -> None:
@@ -351,14 +373,14 @@ def test_fmu_carries_the_kernel_and_runs_without_it(tmp_path: Path) -> None:
     with zipfile.ZipFile(fmu) as z:
         libs = [n for n in z.namelist() if "/moorings/line_kernel." in n
                 and not n.endswith((".py", ".c"))]  # the compiled libraries only
-        assert libs == [n for n in libs if n.endswith(kernel.bundled_library_name())]
+        assert libs == [n for n in libs if n.endswith(kernel_files.bundled_library_name())]
         assert len(libs) == 1
         members = {i.filename: z.read(i) for i in z.infolist()}
     other = tmp_path / "other" / "Moored.fmu"
     other.parent.mkdir()
     with zipfile.ZipFile(other, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in members.items():
-            z.writestr(name.replace(kernel.bundled_library_name(),
+            z.writestr(name.replace(kernel_files.bundled_library_name(),
                                     "line_kernel.other-platform.so"), data)
     tensions = [f"mooring.line{k}.T_fairlead" for k in (1, 2, 3)]
     forces = ["body.F_mooring[1]", "body.F_mooring[3]"]  # surge (a small net), heave
@@ -375,7 +397,7 @@ def test_fmu_carries_the_kernel_and_runs_without_it(tmp_path: Path) -> None:
         said = [m for _, _, m in runs[label]["messages"] if "kernel" in m]
         assert len(said) == 1 and f"{label} kernel" in said[0], said
     # and why: no library of this platform, and an FMU compiles nothing at run time
-    assert "not available" in said[0] and kernel.bundled_library_name() in said[0], said
+    assert "not available" in said[0] and kernel_files.bundled_library_name() in said[0], said
     out = {k: {n: np.array(runs[k]["outputs"][n]) for n in names} for k in runs}
     # Scale of each output: the forces that are summed into it, not its own peak (the surge
     # force is the ~70 N net of three ~36 kN line tensions). A component of F_mooring is a sum

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hydrofmu.cosim.replay import replay_file
 from hydrofmu.runtime.moorings.catenary import Catenary
 from hydrofmu.runtime.moorings.equilibrium import initial_state
 from hydrofmu.runtime.moorings.lines import LineSystem
 from hydrofmu.runtime.moorings.moordyn_input import parse_moordyn, read_moordyn
-from hydrofmu.runtime.moorings.replay import replay_file
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "moorings"
@@ -39,7 +39,7 @@ def test_settled_chain_converges_to_the_elastic_catenary() -> None:
         x, info = initial_state(system, FAIRLEAD)
         assert info["converged"], info
         # settled: no node accelerates (residual force / node weight below 1e-6 g)
-        acc = system.derivative(0.0, x, FAIRLEAD, np.zeros(3))[3 * system.n_internal:]
+        acc = system.derivative(0.0, x, FAIRLEAD, np.zeros(3))[3 * system.arrays.n_internal:]
         assert np.max(np.abs(acc)) < 1e-5
         fair, _ = system.tensions(x, FAIRLEAD, np.zeros(3))
         errors.append(abs(fair[0] / exact - 1))

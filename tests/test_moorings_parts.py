@@ -190,14 +190,34 @@ def test_moordyn_part_starts_in_static_equilibrium() -> None:
         sim.step(0.1 * k, 0.1)
     # the node positions move by less than 1 mm in 0.5 s (the Newton IC's residual force
     # is 1e-9 of the tensions; the symmetric lines pull the body nowhere in surge)
-    assert np.max(np.abs(sim.y[part.state_slice][: part.system.n_internal * 3]
-                         - x0[: part.system.n_internal * 3])) < 1e-3
+    assert np.max(np.abs(sim.y[part.state_slice][: part.system.arrays.n_internal * 3]
+                         - x0[: part.system.arrays.n_internal * 3])) < 1e-3
     assert sim.output_vector()[names.index("mooring.line1.T_fairlead")] == pytest.approx(
         t0, rel=1e-4)
     # the lumped lines (8 segments) against the closed-form catenary: 1.5 % (measured 1.1 %,
     # the coarse segments' chords; see test_moorings_lines for the convergence)
     sol = Catenary(length=170.0, weight=W, ea=2.0e8).solve(150.0 - 4.6, 48.0)
     assert t0 == pytest.approx(sol.fairlead_tension, rel=0.015)
+
+
+def test_the_api_compiles_the_line_kernel_before_it_resolves(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """Nothing is registered at import: ``Model.from_toml`` compiles the kernel into the
+    (empty) cache before the configuration's check runs, so the model's report and its
+    in-process simulator run the compiled kernel, not the numpy fallback."""
+    from hydrofmu import Model
+    from hydrofmu.runtime.moorings import kernel_files, kernel_loader
+
+    monkeypatch.setenv("HYDROFMU_CACHE_DIR", str(tmp_path / "cache"))
+    kernel_loader.forget()
+    try:
+        assert not kernel_files.cached_library().exists()
+        model = Model.from_toml(EXAMPLE)
+        assert kernel_files.cached_library().is_file()
+        assert any(line.endswith("c kernel") for line in model.report), model.report
+        assert model.simulator().part("mooring.moordyn").system.kernel == "c"
+    finally:
+        kernel_loader.forget()
 
 
 def test_moordyn_file_is_embedded_and_errors_are_clear(tmp_path: Path) -> None:

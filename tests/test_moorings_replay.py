@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from hydrofmu.cli.commands import main
+from hydrofmu.cosim.replay import HermiteMotion, read_motion
 from hydrofmu.runtime.errors import InputError
 from hydrofmu.runtime.moorings.moordyn_input import read_moordyn
-from hydrofmu.runtime.moorings.replay import HermiteMotion, read_motion
 
 DATA = Path(__file__).parent / "data" / "moorings"
 

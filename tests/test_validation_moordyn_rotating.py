@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hydrofmu.runtime.moorings.replay import replay_file
+from hydrofmu.cosim.replay import replay_file
 from test_moorings_lines import run_moordyn
 
 DATA = Path(__file__).parent / "data" / "moorings"

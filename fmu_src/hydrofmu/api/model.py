@@ -85,7 +85,9 @@ class Model:
             A bad value (named, with the fix) or unreadable data.
         """
         from ..config.configuration import resolve
+        from ..export.line_kernel_build import prepare_line_kernel
 
+        prepare_line_kernel(data)  # MoorDyn lines: the compiled kernel, before the check
         bodies, config = resolve(dict(copy.deepcopy(data)), Path(base_dir), where=where)
         return cls(bodies, config, parts=parts)
 
@@ -171,7 +173,9 @@ class Model:
             is updated key by key; a list such as ``bodies`` is replaced).
         """
         from ..config.configuration import load_config
+        from ..export.line_kernel_build import prepare_line_kernel_for_file
 
+        prepare_line_kernel_for_file(path, overrides)  # as from_dict
         bodies, config = load_config(path, overrides)
         return cls(bodies, config, parts=parts)
 

@@ -1,9 +1,9 @@
-"""``hydrofmu mooring replay``: the command line of :mod:`hydrofmu.runtime.moorings.replay`."""
+"""``hydrofmu mooring replay``: the command line of :mod:`hydrofmu.cosim.replay`."""
 
 from __future__ import annotations
 
+from ..cosim.replay import replay_file
 from ..io.output_paths import check_output_path
-from ..runtime.moorings.replay import replay_file
 
 
 def _replay_command(args) -> int:

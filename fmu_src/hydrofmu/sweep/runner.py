@@ -170,7 +170,9 @@ def _build(config: Path, workdir: Path) -> tuple[bytes, dict[str, str], list[str
 
     from ..config.configuration import load_config
     from ..export.fmu import build_fmu
+    from ..export.line_kernel_build import prepare_line_kernel_for_file
 
+    prepare_line_kernel_for_file(config, {})  # MoorDyn lines: the kernel for the check
     bodies, cfg = load_config(config)
     fmu = build_fmu(bodies, cfg, workdir / FMU_NAME, model_name="HydroSweep",
                     overwrite=True)

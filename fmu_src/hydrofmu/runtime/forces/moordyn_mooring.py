@@ -54,7 +54,7 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..moorings.equilibrium import initial_state
 from ..moorings.frames import cross, rotation
-from ..moorings.line_kernel import unavailable_reason
+from ..moorings.kernel_loader import unavailable_reason
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
 from ..parts.part import Context, ModelInfo, Part, Port
@@ -121,9 +121,10 @@ class MoorDynPart(Part):
         if not md.lines:
             raise ConfigError(f"{where}: the file has no LINES", value=None)
         sysm = self.system
-        self.body_pose0 = [np.asarray(sysm.bodies[bi].pose, dtype=float)
-                           for bi in sysm.coupled_bodies]
-        self.point_r0 = [sysm.point_r0[pi].copy() for pi in sysm.coupled_points]
+        la = sysm.arrays
+        self.body_pose0 = [np.asarray(md.bodies[bi].pose, dtype=float)
+                           for bi in la.coupled_bodies]
+        self.point_r0 = [la.point_r0[pi].copy() for pi in la.coupled_points]
         # Lever arms at rest from the reference point (bodies' origins, then the points),
         # (n, 3), and the bodies' rest angles, (n_bodies, 3).
         self._arms0 = np.array([p[:3] - ref for p in self.body_pose0]
@@ -158,15 +159,15 @@ class MoorDynPart(Part):
         """MoorDyn's CFL step on the segments' axial wave speed, and no more than
         ``2 CFL / rate`` with ``rate`` the largest damping rate of a node (seabed cBot and
         internal damping BA of its two segments, over its mass with added mass)."""
-        sysm = self.system
+        la = self.system.arrays
         mpl = np.array([md.line_types[ln.line_type].mass_per_length for ln in md.lines
                         for _ in range(ln.n_segments)])
-        cfl = float(LINE_CFL * np.min(sysm.l0 / np.sqrt(sysm.ea / mpl)))
-        node_ba = np.zeros(sysm.n_nodes)
-        np.add.at(node_ba, sysm.seg0, 2.0 * sysm.ba / sysm.l0)
-        np.add.at(node_ba, sysm.seg1, 2.0 * sysm.ba / sysm.l0)
-        cbot = sysm.env.cbot * sysm.n_d * sysm.n_len if math.isfinite(sysm.env.depth) else 0.0
-        rate = float(np.max((node_ba + cbot)[sysm.internal] / sysm._a_full[sysm.internal],
+        cfl = float(LINE_CFL * np.min(la.l0 / np.sqrt(la.ea / mpl)))
+        node_ba = np.zeros(la.n_nodes)
+        np.add.at(node_ba, la.seg0, 2.0 * la.ba / la.l0)
+        np.add.at(node_ba, la.seg1, 2.0 * la.ba / la.l0)
+        cbot = la.env.cbot * la.n_d * la.n_len if math.isfinite(la.env.depth) else 0.0
+        rate = float(np.max((node_ba + cbot)[la.internal] / la.a_full[la.internal],
                             initial=0.0))
         return min(cfl, 2.0 * LINE_CFL / rate) if rate > 0 else cfl
 
@@ -216,8 +217,8 @@ class MoorDynPart(Part):
             f[:3] += gen[:, :3].sum(axis=0)
             f[3:] += gen[:, 3:].sum(axis=0) + cross(
                 cp[: 6 * nb].reshape(nb, 6)[:, :3] - c, gen[:, :3]).sum(axis=0)
-        points = sysm.coupled_points
-        if points:
+        points = sysm.arrays.coupled_points
+        if points.size:
             fp = ev["point_f"][points]
             f[:3] += fp.sum(axis=0)
             f[3:] += cross(ev["point_r"][points] - c, fp).sum(axis=0)
@@ -227,10 +228,10 @@ class MoorDynPart(Part):
 
     def _tensions(self, fnet: NDArray[np.float64]) -> NDArray[np.float64]:
         """Fairlead and anchor tension of every line (MoorDyn's order), N, (2 n_lines,)."""
-        sysm = self.system
+        la = self.system.arrays
         ten = np.empty(2 * self.n_lines)
-        ten[0::2] = np.linalg.norm(fnet[sysm.end_b], axis=1)
-        ten[1::2] = np.linalg.norm(fnet[sysm.end_a], axis=1)
+        ten[0::2] = np.linalg.norm(fnet[la.end_b], axis=1)
+        ten[1::2] = np.linalg.norm(fnet[la.end_a], axis=1)
         return ten
 
     def _at(self, ctx: Context) -> tuple[NDArray[np.float64], dict]:
@@ -261,25 +262,26 @@ class MoorDynPart(Part):
         segment, moved to the body's 6 DOFs at the initial pose, (n, n): the fast scale of
         the body-line coupling (for the bodies' own stable step)."""
         sysm = self.system
+        la = sysm.arrays
         cp, cv = self.coupled(self.q0, np.zeros(6))
         ev = sysm.evaluate(self.x0, cp, cv)
         r = ev["r"]
         c = self.ref + self.q0[:3]
         k6 = np.zeros((6, 6))
-        coupled = set(sysm.coupled_points) | {
-            i for i, b in enumerate(sysm.point_body) if b is not None}
+        coupled = {int(i) for i in la.coupled_points} | {
+            i for i, b in enumerate(la.point_body) if b is not None}
         for li in range(self.n_lines):
-            first, last = sysm.end_a[li], sysm.end_b[li]
+            first, last = la.end_a[li], la.end_b[li]
             for end, other, seg, point in (
-                (first, first + 1, sysm.line_start[li] - li, sysm.end_points[li]),
-                (last, last - 1, sysm.line_start[li] - li + (last - first) - 1,
-                 sysm.end_points[self.n_lines + li]),
+                (first, first + 1, la.line_start[li] - li, la.end_points[li]),
+                (last, last - 1, la.line_start[li] - li + (last - first) - 1,
+                 la.end_points[self.n_lines + li]),
             ):
                 if point not in coupled:
                     continue
                 d = r[end] - r[other]
                 u = d / np.linalg.norm(d)
-                k3 = sysm.ea[seg] / sysm.l0[seg] * np.outer(u, u)
+                k3 = la.ea[seg] / la.l0[seg] * np.outer(u, u)
                 arm = r[end] - c
                 jac = np.hstack([np.eye(3), -np.array([[0, -arm[2], arm[1]],
                                                        [arm[2], 0, -arm[0]],

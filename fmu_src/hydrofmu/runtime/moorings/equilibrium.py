@@ -33,27 +33,29 @@ def initial_profile(system: LineSystem, coupled_positions: Array,
     ``free_positions`` (m, shape (3 n_free,)) places the free points; by default they are
     where the file puts them.
     """
-    zero = np.zeros(system.n_coupled_dof)
-    x = np.zeros(system.n_states)
-    if system.n_free:
-        nf = system.n_free
-        x[6 * system.n_internal:6 * system.n_internal + 3 * nf] = (
-            system.point_r0[system.free_points].ravel() if free_positions is None
+    la = system.arrays
+    env = la.env
+    zero = np.zeros(la.n_coupled_dof)
+    x = np.zeros(la.n_states)
+    if la.n_free:
+        nf = la.n_free
+        x[6 * la.n_internal:6 * la.n_internal + 3 * nf] = (
+            la.point_r0[la.free_points].ravel() if free_positions is None
             else free_positions)
     rp, _ = system.point_kinematics(x, coupled_positions, zero)
-    r = np.empty((system.n_nodes, 3))
+    r = np.empty((la.n_nodes, 3))
     for li, ln in enumerate(system.model.lines):
         lt = system.model.line_types[ln.line_type]
         ra, rb = rp[ln.point_a - 1], rp[ln.point_b - 1]
         n = ln.n_segments
-        k = system.line_start[li]
+        k = la.line_start[li]
         frac = np.arange(n + 1) / n
         r[k:k + n + 1] = ra + frac[:, None] * (rb - ra)
         dvec = rb - ra
         xf = math.hypot(dvec[0], dvec[1])
-        w = (lt.mass_per_length - system.env.rho * math.pi / 4 * lt.diameter**2) * system.env.g
+        w = (lt.mass_per_length - env.rho * math.pi / 4 * lt.diameter**2) * env.g
         if xf > 1e-4 and w > 0:
-            on_bed = math.isfinite(system.env.depth) and min(ra[2], rb[2]) <= -system.env.depth * (
+            on_bed = math.isfinite(env.depth) and min(ra[2], rb[2]) <= -env.depth * (
                 1 - 1e-5)
             try:
                 cat = Catenary(length=ln.length, weight=w, ea=lt.ea, seabed=on_bed)
@@ -63,8 +65,8 @@ def initial_profile(system: LineSystem, coupled_positions: Array,
                 r[k:k + n + 1] = ra + np.column_stack([xs * cphi, xs * sphi, zs])
             except CatenaryError:
                 pass  # straight initial profile, as MoorDyn when its catenary fails
-    ni = system.n_internal
-    x[:3 * ni] = r[system.internal].ravel()
+    ni = la.n_internal
+    x[:3 * ni] = r[la.internal].ravel()
     return x
 
 
@@ -117,10 +119,11 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
     x = initial_profile(system, cp)
     nodes = _NodeSolver(system, cp, tol, max_iter)
     x, res_nodes, it = nodes.solve(x, first=True)
-    if not system.n_free:
+    la = system.arrays
+    if not la.n_free:
         err = float(np.max(np.abs(res_nodes)))
         return x, {"converged": err <= nodes.tol, "iterations": it, "residual": err}
-    ni, nf = system.n_internal, system.n_free
+    ni, nf = la.n_internal, la.n_free
     fp = slice(6 * ni, 6 * ni + 3 * nf)
 
     def outer(p: Array, warm: Array | None = None) -> tuple[Array, Array, Array]:
@@ -135,7 +138,7 @@ def static_equilibrium(system: LineSystem, coupled_positions: Array, *, tol: flo
         if rn is None or np.max(np.abs(rn)) > nodes.tol:
             xx, rn, _ = nodes.solve(initial_profile(system, cp, p))
         ev = system.evaluate(xx, cp, np.zeros_like(cp))
-        return xx, ev["point_f"][system.free_points].ravel(), rn
+        return xx, ev["point_f"][la.free_points].ravel(), rn
 
     p = x[fp].copy()
     x, res, rn = outer(p)
@@ -173,7 +176,7 @@ class _NodeSolver:
     def __init__(self, system: LineSystem, cp: Array, tol: float, max_iter: int) -> None:
         self.system, self.cp, self.max_iter = system, cp, max_iter
         self.cv = np.zeros_like(cp)
-        self.pos = np.arange(3 * system.n_internal)
+        self.pos = np.arange(3 * system.arrays.n_internal)
         self.tol = math.inf
         self.rel_tol = tol
         self.iterations = 0
@@ -181,27 +184,28 @@ class _NodeSolver:
     def solve(self, x: Array, *, first: bool = False) -> tuple[Array, Array, int]:
         """Nodes of ``x`` in equilibrium; returns the state, the nodes' residual, iterations."""
         system, pos = self.system, self.pos
+        la = system.arrays
         x = x.copy()
 
         def residual(y: Array) -> Array:
             x[pos] = y
-            return system.evaluate(x, self.cp, self.cv)["fnet"][system.internal].ravel()
+            return system.evaluate(x, self.cp, self.cv)["fnet"][la.internal].ravel()
 
         y = x[pos].copy()
         it0 = 0
         if first:
-            residual(y)
+            x[pos] = y
+            seg_tension = system.evaluate(x, self.cp, self.cv)["seg_tension"]
             self.tol = self.rel_tol * max(
-                float(np.max(np.abs(system._pair_tension[system.seg0]))),
-                float(np.max(system.n_m)) * system.env.g)
+                float(np.max(np.abs(seg_tension))), float(np.max(la.n_m)) * la.env.g)
         # first with segments that resist compression too (a smooth problem: the catenary's
         # chords are shorter than its arcs, so coarse segments start slack, and a moved free
         # point leaves the segments next to it slack), then as MoorDyn
-        system._compression = True
+        system.compression = True
         try:
             y, _, it0 = _newton(system, residual, y, self.tol, self.max_iter)
         finally:
-            system._compression = False
+            system.compression = False
         y, res, it = _newton(system, residual, y, self.tol, self.max_iter)
         x[pos] = y
         self.iterations += it + it0
@@ -295,21 +299,21 @@ def _jacobian(system: LineSystem, residual: Callable[[Array], Array], y: Array) 
     h = 1e-6 * max(1.0, float(np.max(np.abs(y))))
     n = y.size
     jac = np.zeros((n, n))
-    ni = system.n_internal
-    where = np.full(system.n_nodes, -1)
-    where[system.internal] = np.arange(ni)
+    la = system.arrays
+    ni = la.n_internal
+    where = np.full(la.n_nodes, -1)
+    where[la.internal] = np.arange(ni)
     for c in range(3):
-        cols = np.flatnonzero(system.internal % 3 == c)
+        cols = np.flatnonzero(la.internal % 3 == c)
         for k in range(3):
             e = np.zeros(n)
             e[3 * cols + k] = h
             diff = (residual(y + e) - residual(y - e)) / (2 * h)
             for off in (-1, 0, 1):
-                rows = where[system.internal[cols] + off]
+                rows = where[la.internal[cols] + off]
                 ok = rows >= 0
                 # neighbours must belong to the same line
-                ok &= system.node_line[system.internal[cols] + off] == system.node_line[
-                    system.internal[cols]]
+                ok &= la.node_line[la.internal[cols] + off] == la.node_line[la.internal[cols]]
                 rr, cc = rows[ok], cols[ok]
                 for m in range(3):
                     jac[3 * rr + m, 3 * cc + k] = diff[3 * rr + m]
@@ -356,8 +360,7 @@ def relax(system: LineSystem, coupled_positions: Array, *, scheme: str | None = 
             for _ in range(n_sub):
                 x = step.step(f, t, x, dt)
                 t += dt
-            system.evaluate(x, cp, cv)
-            ten = np.abs(system._pair_tension[system.seg0[last]])
+            ten = np.abs(system.evaluate(x, cp, cv)["seg_tension"][last])
             history.append(ten)
             if len(history) > 10:
                 hist = np.array(history[-11:-1])

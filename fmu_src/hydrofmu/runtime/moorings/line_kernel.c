@@ -345,7 +345,7 @@ HF_EXPORT int hf_line_eval(const hf_lines *L, const double *x, const double *cp,
 
 /* ------------------------------------------------------------------------------------
  * Replay: the coupled objects moved along the replay's C1 piecewise-cubic Hermite
- * interpolant (hydrofmu.moorings.replay.HermiteMotion), the lines stepped by an explicit
+ * interpolant (hydrofmu.cosim.replay.HermiteMotion), the lines stepped by an explicit
  * Runge-Kutta tableau (the registered scheme's A, B, C), many steps per call. */
 typedef struct hf_motion {
     int64_t n_samples, n_dof, n_bodies;

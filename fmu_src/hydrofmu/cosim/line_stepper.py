@@ -2,37 +2,42 @@
 
 ``hydrofmu mooring replay`` moves the coupled objects along a known interpolant, so a whole
 sample interval can be integrated without returning to Python. ``line_kernel.c`` evaluates
-the replay's Hermite motion (:class:`~hydrofmu.runtime.moorings.replay.HermiteMotion`: same
+the replay's Hermite motion (:class:`~hydrofmu.cosim.replay.HermiteMotion`: same
 coefficients, same interval search, bodies' angular velocity as
-:meth:`~hydrofmu.runtime.moorings.replay.Replay.kinematics`) and the lines' derivative at every
+:meth:`~hydrofmu.cosim.replay.Replay.kinematics`) and the lines' derivative at every
 stage of the registered scheme, with the scheme's own constants:
 
-- ``hf_line_advance_rk``: the tableau ``A``, ``B``, ``C`` of an
-  :class:`~hydrofmu.runtime.schemes.runge_kutta.ExplicitRungeKutta` (``euler``, ``rk2``,
-  ``rk2heun``, ``rk3``, ``rk4``);
+- ``hf_line_advance_rk``: the public tableau ``A``, ``B``, ``C`` of the explicit Runge-Kutta
+  schemes ``RUNGE_KUTTA`` of :mod:`~hydrofmu.runtime.schemes.runge_kutta` (``euler``,
+  ``rk2``, ``rk2heun``, ``rk3``, ``rk4``);
 - ``hf_line_advance_si``: MoorDyn's semi-implicit ``beulerN`` and ``midpointN``
   (:class:`~hydrofmu.runtime.schemes.semi_implicit.SemiImplicit`: stage fraction, the relaxation
   weights :meth:`~hydrofmu.runtime.schemes.semi_implicit.SemiImplicit.relax`, the derivative
-  carried from step to step, which is handed back to the scheme object).
+  carried from step to step, read and handed back through the scheme's public
+  ``get_state``/``set_state``).
 
 Other schemes step in Python. The scheme's checks (a non-finite or exploding state) are
 made once per call, at the end of the interval.
 
-Build-time/CLI module (not bundled in an FMU).
+Build-side module (the replay of ``hydrofmu mooring replay``; not bundled in an FMU).
 """
 
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import IntegrationError
-from ..schemes.base import ADVICE, GROWTH_LIMIT
-from ..schemes.runge_kutta import ExplicitRungeKutta
-from ..schemes.semi_implicit import BackwardEuler, Midpoint
+from ..runtime.errors import IntegrationError
+from ..runtime.moorings.lines import LineSystem
+from ..runtime.schemes.base import ADVICE, GROWTH_LIMIT, TimeScheme
+from ..runtime.schemes.runge_kutta import RUNGE_KUTTA
+from ..runtime.schemes.semi_implicit import BackwardEuler, Midpoint
+
+if TYPE_CHECKING:
+    from .replay import HermiteMotion
 
 Array = NDArray[np.float64]
 _F64P = ctypes.POINTER(ctypes.c_double)
@@ -47,9 +52,10 @@ class HfMotion(ctypes.Structure):
                 ("dc", _F64P)]
 
 
-def _kind(scheme: Any) -> str | None:
-    if (isinstance(scheme, ExplicitRungeKutta)
-            and type(scheme)._step_impl is ExplicitRungeKutta._step_impl):
+def _kind(scheme: TimeScheme) -> str | None:
+    """``"rk"``: an explicit Runge-Kutta scheme stepped by its tableau; ``"si"``:
+    ``beulerN``/``midpointN``; None: no compiled stepper."""
+    if type(scheme) in RUNGE_KUTTA:
         return "rk"
     if type(scheme) in (BackwardEuler, Midpoint):
         return "si"
@@ -62,7 +68,7 @@ class CompiledSteps:
     Parameters
     ----------
     system
-        A ``LineSystem`` running the C kernel.
+        Lines running the C kernel.
     scheme
         The scheme object (one that :meth:`applies`); a semi-implicit scheme's carried
         derivative is read from it and written back to it.
@@ -72,11 +78,12 @@ class CompiledSteps:
         Coupled bodies (the first ``6 n_bodies`` coupled coordinates).
     """
 
-    def __init__(self, *, system: Any, scheme: Any, motion: Any, n_bodies: int) -> None:
+    def __init__(self, *, system: LineSystem, scheme: TimeScheme, motion: HermiteMotion,
+                 n_bodies: int) -> None:
         kind = _kind(scheme)
-        if kind is None or system._ck is None:
+        ck = system.compiled
+        if kind is None or ck is None:
             raise ValueError(f"no compiled stepping for scheme {scheme.label!r}")
-        ck = system._ck
         self.system, self.scheme, self._ck, self._kind = system, scheme, ck, kind
         lib = ck.lib
         size = lib.hf_line_motion_struct_size
@@ -94,9 +101,9 @@ class CompiledSteps:
         m = motion.y.shape[1]
         n = max(system.n_states, 1)
         keep = {"t": np.ascontiguousarray(motion.t, dtype=float),
-                "h": np.ascontiguousarray(motion._h, dtype=float),  # the interpolant's own
-                "c": np.ascontiguousarray(motion._c, dtype=float),
-                "dc": np.ascontiguousarray(motion._dc, dtype=float),
+                "h": np.ascontiguousarray(motion.intervals, dtype=float),  # the interpolant's
+                "c": np.ascontiguousarray(motion.coefficients, dtype=float),
+                "dc": np.ascontiguousarray(motion.rate_coefficients, dtype=float),
                 "ytmp": np.zeros(n), "cp": np.zeros(max(m, 1)), "cv": np.zeros(max(m, 1)),
                 "y": np.zeros(n), "z": np.zeros(n), "g": np.zeros(n), "d": np.zeros(n)}
         if kind == "rk":
@@ -115,9 +122,9 @@ class CompiledSteps:
         self._n = system.n_states
 
     @staticmethod
-    def applies(system: Any, scheme: Any) -> bool:
+    def applies(system: LineSystem, scheme: TimeScheme) -> bool:
         """Whether ``scheme`` has a compiled stepper and the system runs C."""
-        return getattr(system, "_ck", None) is not None and _kind(scheme) is not None
+        return system.compiled is not None and _kind(scheme) is not None
 
     def advance(self, x: Array, t0: float, h: float, n_steps: int) -> Array:
         """``n_steps`` steps of ``h`` from ``t0``; returns the new state (a new array).
@@ -132,21 +139,23 @@ class CompiledSteps:
         k, n, sysm, sch = self._keep, self._n, self.system, self.scheme
         y = k["y"][:n]
         y[:] = x
-        common = (self._ck._struct_ptr, ctypes.addressof(self._motion), y.ctypes.data,
+        common = (self._ck.struct_address, ctypes.addressof(self._motion), y.ctypes.data,
                   n_steps, t0, h)
         work = (k["ytmp"].ctypes.data, k["cp"].ctypes.data, k["cv"].ctypes.data)
         if self._kind == "rk":
             rc = self._fn(*common, sch.B.size, k["A"].ctypes.data, k["B"].ctypes.data,
-                          k["C"].ctypes.data, sysm.drag_scale, sysm._compression,
+                          k["C"].ctypes.data, sysm.drag_scale, sysm.compression,
                           k["k"].ctypes.data, *work)
         else:
             # the scheme's carried derivative, when it belongs to t0 (as its own test)
-            have = (sch._d is not None and sch._d.shape == y.shape
-                    and abs(sch._t - t0) <= 1e-9 * max(h, abs(t0)))
+            carried = sch.get_state()
+            d = carried.get("d")
+            have = (d is not None and d.shape == y.shape
+                    and abs(float(carried["t"][0]) - t0) <= 1e-9 * max(h, abs(t0)))
             if have:
-                k["d"][:n] = sch._d
+                k["d"][:n] = d
             rc = self._fn(*common, sch.STAGE, sch.substeps, k["relax"].ctypes.data,
-                          sysm.drag_scale, sysm._compression, k["d"].ctypes.data, int(have),
+                          sysm.drag_scale, sysm.compression, k["d"].ctypes.data, int(have),
                           k["z"].ctypes.data, k["g"].ctypes.data, *work)
         if rc:
             raise np.linalg.LinAlgError("a free point's mass matrix is singular")
@@ -158,7 +167,7 @@ class CompiledSteps:
             what = f"an exploding state (grown more than {GROWTH_LIMIT:.0e} times)"
         else:
             if self._kind == "si":
-                sch._d, sch._t = k["d"][:n].copy(), t0 + n_steps * h
+                sch.set_state({"d": k["d"][:n], "t": np.array([t0 + n_steps * h])})
             return out
         t1 = t0 + n_steps * h
         raise IntegrationError(

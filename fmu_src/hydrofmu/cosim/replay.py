@@ -8,7 +8,7 @@ interpolant's own derivative, so position and velocity are consistent. The time 
 ``dtM`` come from the file's OPTIONS (``rk2`` by default, as MoorDyn); each sample interval is
 split into equal steps no longer than ``dtM``. With the compiled line kernel and an explicit
 Runge-Kutta scheme or MoorDyn's ``beulerN``/``midpointN``, each sample interval is integrated
-in one C call (:mod:`~hydrofmu.runtime.moorings.kernel_stepper`: the same scheme constants, motion
+in one C call (:mod:`~hydrofmu.cosim.line_stepper`: the same scheme constants, motion
 and derivative).
 
 MOTION.csv: a column ``t`` (s) and, per coupled point ``k`` (its ID in the file),
@@ -33,12 +33,13 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import InputError
-from .equilibrium import initial_state
-from .frames import angular_velocity
-from .kernel_stepper import CompiledSteps
-from .lines import LineSystem
-from .moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
+from ..export.line_kernel_build import compiled_library
+from ..runtime.errors import InputError
+from ..runtime.moorings.equilibrium import initial_state
+from ..runtime.moorings.frames import angular_velocity
+from ..runtime.moorings.lines import LineSystem
+from ..runtime.moorings.moordyn_input import CHANNEL_RE, MoorDynModel, read_moordyn
+from .line_stepper import CompiledSteps
 
 Array = NDArray[np.float64]
 BODY_DOFS = ("x", "y", "z", "roll", "pitch", "yaw")
@@ -53,6 +54,20 @@ class HermiteMotion:
         Sample times, s, strictly increasing, shape (n,), n >= 2.
     values
         Samples, shape (n, m).
+
+    Attributes
+    ----------
+    t, y
+        The samples (times, s, and values).
+    m
+        The slopes at the samples, shape (n, m).
+    intervals
+        Lengths of the sample intervals, s, shape (n - 1,).
+    coefficients
+        Per interval, the cubic ``c0 + u (c1 + u (c2 + u c3))`` in the interval's
+        fraction ``u``, shape (4, n - 1, m).
+    rate_coefficients
+        Per interval, its time derivative ``d0 + u (d1 + u d2)``, shape (3, n - 1, m).
     """
 
     def __init__(self, *, t: Array, values: Array) -> None:
@@ -78,8 +93,11 @@ class HermiteMotion:
         # per interval, position = c0 + u (c1 + u (c2 + u c3)), u in [0, 1]: the Hermite
         # basis expanded once, so that a query costs a few operations on small arrays
         y0, y1, m0, m1 = y[:-1], y[1:], m[:-1] * h[:, None], m[1:] * h[:, None]
-        self._c = np.stack([y0, m0, 3 * (y1 - y0) - 2 * m0 - m1, 2 * (y0 - y1) + m0 + m1])
-        self._dc = np.stack([m0, 2 * self._c[2], 3 * self._c[3]]) / h[None, :, None]
+        self.coefficients = self._c = np.stack(
+            [y0, m0, 3 * (y1 - y0) - 2 * m0 - m1, 2 * (y0 - y1) + m0 + m1])
+        self.rate_coefficients = self._dc = np.stack(
+            [m0, 2 * self._c[2], 3 * self._c[3]]) / h[None, :, None]
+        self.intervals = h
         self._tl = t.tolist()
         self._h = h.tolist()
 
@@ -150,15 +168,19 @@ class Replay:
         Motion samples, shapes (n,) and (n, n_coupled_dof) (bodies' angles in rad).
     kernel
         The lines' derivative: ``"auto"``, ``"c"`` or ``"numpy"`` (see
-        :mod:`~hydrofmu.runtime.moorings.line_kernel`).
+        :mod:`~hydrofmu.runtime.moorings.kernel_loader`); unless ``"numpy"``, the kernel
+        is compiled into the cache first when it is not there
+        (:func:`~hydrofmu.export.line_kernel_build.compiled_library`).
     """
 
     def __init__(self, *, model: MoorDynModel, t: Array, coords: Array,
                  kernel: str = "auto") -> None:
         self.model = model
+        if kernel != "numpy":
+            compiled_library()
         self.system = LineSystem(model=model, kernel=kernel)
         #: With the C kernel and a scheme it can step, whole sample intervals in C
-        #: (:mod:`~hydrofmu.runtime.moorings.kernel_stepper`); False: one Python call a step.
+        #: (:mod:`~hydrofmu.cosim.line_stepper`); False: one Python call a step.
         self.compiled_steps = True
         self.motion = HermiteMotion(t=t, values=coords)
         nb = sum(b.kind == "coupled" for b in model.bodies)
@@ -174,7 +196,7 @@ class Replay:
 
     def channels(self, ev: dict) -> list[float]:
         """Values of the file's OUTPUTS channels from :meth:`LineSystem.evaluate`."""
-        s = self.system
+        s = self.system.arrays
         out = []
         for name in self.model.outputs:
             m = CHANNEL_RE.match(name.upper())
@@ -210,7 +232,7 @@ class Replay:
             Column names, the rows at the sample times (shape (n, n_columns)), and the
             initial-condition report.
         """
-        from ..schemes.registry import make_scheme
+        from ..runtime.schemes.registry import make_scheme
 
         s, o = self.system, self.model.options
         scheme = make_scheme(o.tScheme)
