@@ -207,6 +207,7 @@ def test_the_api_compiles_the_line_kernel_before_it_resolves(tmp_path: Path,
     in-process simulator run the compiled kernel, not the numpy fallback."""
     from hydrofmu import Model
     from hydrofmu.runtime.moorings import kernel_files, kernel_loader
+    from hydrofmu.runtime.simulator.simulator import Simulator
 
     monkeypatch.setenv("HYDROFMU_CACHE_DIR", str(tmp_path / "cache"))
     kernel_loader.forget()
@@ -215,7 +216,8 @@ def test_the_api_compiles_the_line_kernel_before_it_resolves(tmp_path: Path,
         model = Model.from_toml(EXAMPLE)
         assert kernel_files.cached_library().is_file()
         assert any(line.endswith("c kernel") for line in model.report), model.report
-        assert model.simulator().part("mooring.moordyn").system.kernel == "c"
+        sim = Simulator(model.bodies, model.config, {}, parts=model.parts)
+        assert sim.part("mooring.moordyn").system.kernel == "c"
     finally:
         kernel_loader.forget()
 
