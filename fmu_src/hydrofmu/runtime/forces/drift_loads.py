@@ -18,9 +18,11 @@ with the double sums over all ``i, j``. Three ways to evaluate it, by cost per e
   either sign (the geometric-mean form ``sign(D) sqrt(D_i D_j)`` factorises only when ``D``
   keeps one sign);
 - ``qtf``: the full difference-frequency QTF at the component pairs, with the pair
-  coefficients ``a_i conj(a_j) Qm_ij`` precomputed: ``F = Re(p^T C conj(p))`` with the
-  phasors ``p_i = e^{i w_i t}``, O(N^2) multiply-adds per DOF; the optional sum-frequency
-  part ``Re(p^T C+ p)`` likewise.
+  coefficients ``C_ij = a_i conj(a_j) Qm_ij`` precomputed: ``F = Re(p^T C conj(p))`` with
+  the phasors ``p_i = e^{i w_i t}``, O(N^2) multiply-adds per DOF, evaluated as
+  ``sum_k lambda_k |u_k^T p|^2`` over the eigenpairs of the Hermitian ``C``
+  (:func:`hermitian_factors`, exact to rounding), O(r N) with ``r <= N`` the eigenvalues
+  kept; the optional sum-frequency part ``Re(p^T C+ p)`` directly, O(N^2).
 
 Run-time module: numpy and the standard library only.
 """
@@ -66,6 +68,40 @@ def bilinear(omega: NDArray[np.float64], grid: NDArray[np.float64],
     return out
 
 
+#: Eigenvalues of the pair matrices below this fraction of the largest (over the DOFs) are
+#: dropped by :func:`hermitian_factors`: each dropped term ``lambda_k |u_k^T p|^2`` is at
+#: most ``EIGEN_RTOL max|lambda| N`` (``|u_k^T p|^2 <= N``), rounding-level.
+EIGEN_RTOL = 1e-13
+
+
+def hermitian_factors(pairs: NDArray[np.complex128]
+                      ) -> tuple[NDArray[np.complex128], NDArray[np.float64], NDArray[np.intp]]:
+    """Factorise the difference-frequency pair matrices for an O(r N) evaluation.
+
+    ``Re(p^T C_d conj(p)) = p^T H_d conj(p)`` with ``H_d`` the Hermitian part of ``C_d``
+    (``C_d`` itself is Hermitian when the QTF is: ``a_j conj(a_i) conj(Q_ij)``). With
+    ``H_d = U diag(lambda) U^H``, ``p^T H_d conj(p) = sum_k lambda_k |U[:, k]^T p|^2``.
+
+    Parameters
+    ----------
+    pairs
+        ``C[d, i, j] = a_i conj(a_j) Qm_ij``, shape (6, N, N).
+
+    Returns
+    -------
+    rows, eigenvalues, row_dof
+        ``U^T`` rows kept (r, N), their eigenvalues (r,), and the DOF of each row (r,):
+        the load is ``bincount(row_dof, eigenvalues |rows @ p|^2)``.
+    """
+    herm = 0.5 * (pairs + np.conj(np.swapaxes(pairs, 1, 2)))
+    lam, vec = np.linalg.eigh(herm)                     # (6, N), (6, N, N)
+    scale = np.abs(lam).max() if lam.size else 0.0
+    keep = np.abs(lam) > EIGEN_RTOL * scale
+    dof, k = np.nonzero(keep)
+    rows = np.ascontiguousarray(vec[dof, :, k])         # (r, N): column k of U_d
+    return rows, lam[dof, k], dof.astype(np.intp)
+
+
 class DriftLoad:
     """The second-order load of one body from its wave components.
 
@@ -109,14 +145,14 @@ class DriftLoad:
                 raise ValueError("drift mode 'qtf' needs the difference QTF")
             q = np.asarray(difference, dtype=complex)
             # C[d, i, j] = a_i conj(a_j) Qm_ij
-            self.pairs = np.ascontiguousarray(
-                np.moveaxis(a[:, None, None] * np.conj(a)[None, :, None] * q, 2, 0))
-            self.constant = np.einsum("dii->d", self.pairs).real
+            pairs = np.moveaxis(a[:, None, None] * np.conj(a)[None, :, None] * q, 2, 0)
+            self.constant = np.einsum("dii->d", pairs).real
+            self.rows, self.eigenvalues, self.row_dof = hermitian_factors(pairs)
         self.sum_pairs = None
         if total_sum is not None:
             qp = np.asarray(total_sum, dtype=complex)
             self.sum_pairs = np.ascontiguousarray(
-                np.moveaxis(a[:, None, None] * a[None, :, None] * qp, 2, 0))
+                np.moveaxis(a[:, None, None] * a[None, :, None] * qp, 2, 0).reshape(-1, a.size))
 
     def force(self, t: float) -> NDArray[np.float64]:
         """The load at time ``t`` (s), shape (6,), N and N m (unramped)."""
@@ -130,7 +166,10 @@ class DriftLoad:
             pd = phasor @ self.weighted
             out = (pd * np.conj(p)).real
         else:
-            out = (self.pairs @ np.conj(phasor) @ phasor).real
+            z = self.rows @ phasor
+            out = np.bincount(self.row_dof, self.eigenvalues * (z.real**2 + z.imag**2),
+                              minlength=6)
         if self.sum_pairs is not None:
-            out = out + (self.sum_pairs @ phasor @ phasor).real
+            n = phasor.size
+            out = out + ((self.sum_pairs @ phasor).reshape(6, n) @ phasor).real
         return out
