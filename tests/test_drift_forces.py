@@ -265,3 +265,25 @@ def test_newman_against_full_qtf_in_a_jonswap_sea() -> None:
     ratio = np.abs(full_q[..., 0]) ** 2 / np.maximum(np.abs(nq) ** 2, 1e-300)
     lo, hi = ratio[live].min(), ratio[live].max()
     assert lo / 2 <= var_q / var_n <= 2 * hi, (var_q / var_n, lo, hi)
+
+
+def test_python_fmu_carries_the_drift_data(tmp_path: Path) -> None:
+    """The drift tables travel in the FMU's configuration (no file read at run time): the
+    FMU, run by fmpy from a folder without the data, gives the in-process F_drift and surge
+    (equal to 1e-12 of the peak: the same code on the same numbers)."""
+    fmpy = pytest.importorskip("fmpy")
+    from hydrofmu.api.model import Model
+
+    data = _data({"drift": "newman", "drift_file": str(SPHERE / "sphere.7")},
+                 wave={"type": "irregular", "height": 2.0, "period": 8.0, "ramp_time": 5.0,
+                       "n_components": 30}, dofs=["surge", "heave"])
+    data["simulation"].update(stop_time=20.0, output_interval=0.5)
+    model = Model.from_dict(data)
+    ds = model.simulate()
+    fmu = model.build_fmu(tmp_path / "drift.fmu")
+    names = ["body.F_drift[1]", "body.pose[1]"]
+    res = fmpy.simulate_fmu(str(fmu), stop_time=20.0, output_interval=0.5, output=names)
+    for name in names:
+        ref = ds[name].values
+        assert np.abs(ref).max() > 0.0
+        assert np.allclose(res[name], ref, rtol=0.0, atol=1e-12 * np.abs(ref).max()), name

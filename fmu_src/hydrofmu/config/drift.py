@@ -53,7 +53,7 @@ def _mode(value: Any, name: str) -> str | bool:
 
 
 def _is_nemoh(p: Path) -> bool:
-    return p.is_dir() or p.name == "Nemoh.cal" or "QTF" in p.name and p.suffix == ".dat"
+    return p.is_dir() or p.name == "Nemoh.cal" or ("QTF" in p.name and p.suffix == ".dat")
 
 
 def _nemoh_case(p: Path) -> Path:
