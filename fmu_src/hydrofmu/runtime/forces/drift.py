@@ -14,8 +14,8 @@ half-cosine ramp, as a load quadratic in the ramped wave amplitude is; ``wave.he
 (tunable) scales it by ``(height / built height)^2``.
 
 The load is a function of time only (a pure forcing) but not a sum of sinusoids with the
-excitation's ramp: the part declares no linear form, so the ``exact`` and ``etdrk4``
-schemes and the native FMU refuse it, naming it.
+excitation's ramp: the part declares no linear form, so the ``exact`` scheme and the native
+FMU refuse it, naming it (``etdrk4`` takes it in its stages, as the quadratic drag).
 
 Run-time module: numpy and the standard library only.
 """
@@ -192,7 +192,7 @@ class DriftPart(Part):
 
     def why_not_linear(self) -> str:
         return ("drift: the second-order wave load (quadratic in the wave, faded in by the "
-                "ramp squared) has no linear form; the native FMU and the 'exact' and "
-                "'etdrk4' schemes do not step it yet: build the Python FMU (hydrofmu build "
-                "without --native) with a Runge-Kutta time_scheme, or remove 'drift' from "
-                "the bodies")
+                "ramp squared) has no linear form; the native FMU and the 'exact' scheme do "
+                "not step it yet: build the Python FMU (hydrofmu build without --native) "
+                "with a Runge-Kutta time_scheme or 'etdrk4', or remove 'drift' from the "
+                "bodies")
