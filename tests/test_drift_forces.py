@@ -91,6 +91,10 @@ def test_native_refusal_names_the_part() -> None:
                           Path.cwd())
     why = refusal(Simulator(bodies, cfg))
     assert "drift" in why and "Python FMU" in why
+    data = _data({"drift": "mean", "drift_file": str(SPHERE / "sphere.7")})
+    data["simulation"]["time_scheme"] = "exact"
+    with pytest.raises(ConfigError, match="drift: the second-order wave load"):
+        resolve(data, Path.cwd())
 
 
 # ------------------------------------------------------------------ mean drift
