@@ -259,6 +259,8 @@ def test_newman_against_full_qtf_in_a_jonswap_sea() -> None:
     cell = np.abs((qm[k0, k0 + 1, 0] + qm[k0 + 1, k0, 0]).real - diag[k0, 0] - diag[k0 + 1, 0])
     bound = np.sum(np.abs(a) ** 2 * 0.25 * cell)
     assert abs(sq[0].real - sn[0].real) <= bound + 1e-9 * abs(sq[0])
+    mean_only = DriftLoad(omega, a, "mean", mean=interp_frequency(omega, grid, diag))
+    assert mean_only.force(123.0)[0] == pytest.approx(sn[0].real, rel=1e-9)  # Newman's mean
     # 3. slow-drift band
     kmax = int(0.2 / dw)
     var_q = 2 * np.sum(np.abs(sq[1:kmax + 1]) ** 2)
