@@ -26,6 +26,7 @@ BODY_KEYS = (
     "name", "hydro", "hydro_body", "mass", "inertia", "cog", "dofs", "radiation",
     "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
     "added_mass", "added_mass_frame", "orientation", "position", "fixed",
+    "drift", "drift_file", "drift_method", "drift_sum",
 )
 
 

@@ -39,6 +39,7 @@ from ..runtime.errors import ConfigError, HydroDataError
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.parameters.table import CONFIG_DEFAULTS, config_value
 from .bodies import BODY_KEYS, parse_joints, resolve_body, resolve_coupling
+from .drift import resolve_drift
 from .values import check_type, unknown_key
 
 BUILTIN_PREFIX = "builtin:"
@@ -200,6 +201,10 @@ def resolve(
         else:
             check_hydrodata(hd)
         rb, n = resolve_body(b, hd)
+        drift, drift_notes = resolve_drift(b, hd, path, base)
+        if drift is not None:  # second-order data, embedded (read no file at run time)
+            rb["drift"] = drift
+            n = [*n, *drift_notes]
         if "added_mass_inf" in rb:
             hd = hd.with_changes(
                 added_mass_inf=np.asarray(rb["added_mass_inf"], dtype=float),

@@ -2,7 +2,8 @@
 
 Every body gets hydrostatics, radiation, the wave excitation, viscous damping and the PTO
 force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``,
-each ``[[ptos]]`` entry a ``pto.linear``.
+each ``[[ptos]]`` entry a ``pto.linear``; a body with ``drift`` adds the ``drift`` part
+(one for all such bodies, output channel ``F_drift``).
 A new kind is one :class:`~hydrofmu.runtime.parts.part.Part` subclass and one :func:`register_part`
 line here (or in the user's code, before the simulator is built).
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 from ..parts.part import Part, part_class, register_part
 from .catenary_mooring import CatenaryPart
+from .drift import DriftPart
 from .hydrostatics import HydrostaticsPart
 from .joints import JOINTS
 from .linear_mooring import LinearMooring
@@ -28,6 +30,7 @@ register_part("hydrostatics", HydrostaticsPart)
 register_part("radiation", RadiationPart)
 register_part("wave_excitation", WaveExcitation)
 register_part("viscous", ViscousPart)
+register_part("drift", DriftPart)
 register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
 register_part("mooring.catenary", CatenaryPart)
@@ -56,6 +59,8 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
     parts: list[tuple[type[Part], dict[str, Any]]] = [
         (part_class(name, "parts"), {}) for name in BODY_PARTS
     ]
+    if any(b.get("drift") for b in config.get("bodies") or []):  # second-order loads
+        parts.append((part_class("drift", "parts"), {}))
     for k, m in enumerate(config.get("moorings") or []):
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
     for k, j in enumerate(config.get("joints") or []):

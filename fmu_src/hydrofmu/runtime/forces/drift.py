@@ -1,0 +1,198 @@
+"""The drift part: second-order wave loads (mean drift, slow drift by Newman's
+approximation or by the full difference-frequency QTF, optionally the sum-frequency QTF)
+on every body with ``drift`` in its configuration, reported as ``<body>.F_drift[1..6]``.
+
+The data travel in the resolved configuration (``bodies[k]["drift"]``, written at build time
+by :mod:`hydrofmu.config.drift`): the mean drift ``D(w, beta)`` on its frequency and heading
+grids and the QTFs at the headings with ``beta1 = beta2``. When the part is built (with the
+FMU parameters) they are interpolated at the internal wave's components (the wave
+excitation's: same spectrum, seed and frequency range), at the wave heading, and the pair
+coefficients are precomputed (:class:`~hydrofmu.runtime.forces.drift_loads.DriftLoad`).
+
+Fade-in: the load is multiplied by ``ramp(t)^2``, the square of the excitation's
+half-cosine ramp, as a load quadratic in the ramped wave amplitude is; ``wave.height``
+(tunable) scales it by ``(height / built height)^2``.
+
+The load is a function of time only (a pure forcing) but not a sum of sinusoids with the
+excitation's ramp: the part declares no linear form, so the ``exact`` scheme and the native
+FMU refuse it, naming it (``etdrk4`` takes it in its stages, as the quadratic drag).
+
+Run-time module: numpy and the standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..errors import ConfigError
+from ..hydrodata.model import HydroData
+from ..parts.linear import ramp_factor
+from ..parts.part import Context, ModelInfo, Part
+from ..waves.models import IrregularWave, RegularWave
+from .drift_loads import DriftLoad, bilinear, interp_frequency
+from .wave_excitation import position_phase
+
+__all__ = ["DriftPart", "heading_weights", "internal_wave"]
+
+
+def heading_weights(grid: NDArray[np.float64], direction: float, where: str
+                    ) -> list[tuple[int, float]]:
+    """Linear-interpolation weights ``[(index, weight)]`` of ``direction`` (rad) on the
+    heading ``grid`` (rad); a :class:`ConfigError` outside it (angles compared modulo 2 pi).
+    """
+    grid = np.asarray(grid, dtype=float)
+    d = np.angle(np.exp(1j * (grid - direction)))
+    near = int(np.argmin(np.abs(d)))
+    if abs(d[near]) <= 1e-6:
+        return [(near, 1.0)]
+    order = np.argsort(grid)
+    g = grid[order]
+    x = g[0] + (direction - g[0]) % (2.0 * math.pi)
+    if grid.size > 1 and x <= g[-1]:
+        k = min(int(np.searchsorted(g, x, side="right")) - 1, g.size - 2)
+        f = (x - g[k]) / (g[k + 1] - g[k])
+        return [(int(order[k]), 1.0 - f), (int(order[k + 1]), f)]
+    raise ConfigError(
+        f"{where}: wave direction {direction!r} rad is outside the drift data's headings "
+        f"({np.round(grid, 6).tolist()} rad); choose a heading within them",
+        value=direction)
+
+
+def internal_wave(model: ModelInfo) -> RegularWave | IrregularWave:
+    """The internal wave of the parameters, built as the wave excitation builds it (same
+    height, spectrum, seed, frequency range: the same components)."""
+    p = model.parameters
+    height = float(p["wave.height"]) or 1.0
+    direction = float(p["wave.direction"])
+    period = float(p["wave.period"])
+    if p["wave.type"] == "regular":
+        return RegularWave(height=height, period=period, direction=direction)
+    lo = max(hd.omega[0] for hd in model.bodies)
+    hi = min(hd.omega[-1] for hd in model.bodies)
+    return IrregularWave(
+        hs=height, tp=period, spectrum=p["wave.spectrum"], gamma=float(p["wave.gamma"]),
+        direction=direction, seed=int(p["wave.seed"]),
+        n_components=int(p["wave.n_components"]), omega_range=(lo, hi),
+        discretization=model.config["wave"]["discretization"])
+
+
+def _at_heading(table: dict[str, Any], key: str, direction: float, where: str
+                ) -> NDArray[Any]:
+    """A payload table's values interpolated at the heading (first axis of the values)."""
+    if "re" in table:
+        values = np.asarray(table["re"], dtype=float) + 1j * np.asarray(table["im"], dtype=float)
+    else:
+        values = np.asarray(table["values"], dtype=float)
+    weights = heading_weights(np.asarray(table[key], dtype=float), direction, where)
+    return sum(w * values[k] for k, w in weights)
+
+
+class DriftPart(Part):
+    """Second-order wave loads on the bodies with ``drift`` configured (``F_drift``)."""
+
+    kind = "drift"
+    channel = "F_drift"
+    forcing = True
+
+    def __init__(self, *, model: ModelInfo) -> None:
+        super().__init__(model=model)
+        p = model.parameters
+        self.ramp_time = float(p["wave.ramp_time"])
+        self.loads: list[tuple[int, DriftLoad]] = []
+        self.scale = 1.0
+        self.built_height = 1.0
+        wave_type = p["wave.type"]
+        configured = [(k, b["drift"]) for k, b in enumerate(model.config["bodies"])
+                      if b.get("drift")]
+        names = [model.names[k] for k, _ in configured]
+        if wave_type == "input":
+            raise ConfigError(
+                f"drift on {', '.join(names)} needs the internal wave (wave.type = regular or "
+                "irregular): the second-order load is built from the wave's components, "
+                "which the elevation input does not give", value=wave_type)
+        if wave_type in ("regular", "irregular"):
+            height = float(p["wave.height"])
+            self.built_height = height if height > 0.0 else 1.0
+            self.scale = height / self.built_height
+            wave = internal_wave(model)
+            for k, entry in configured:
+                self.loads.append((k, self._build(model, k, entry, wave)))
+        self.active = bool(self.loads)
+
+    def _build(self, model: ModelInfo, k: int, entry: dict[str, Any],
+               wave: RegularWave | IrregularWave) -> DriftLoad:
+        """The :class:`DriftLoad` of body ``k`` from its payload ``entry``."""
+        name = model.names[k]
+        where = f"body '{name}': drift"
+        hd: HydroData = model.bodies[k]
+        omega, amp, phase = wave.components()
+        a = amp * np.exp(1j * phase)
+        position = model.config["bodies"][k].get("position", (0.0, 0.0))
+        if any(position):
+            a = a * position_phase(hd, position, omega, wave.direction)
+        mode = entry["mode"]
+        table = entry["qtf"] if mode == "qtf" else entry["mean"]
+        grid = np.asarray(table["omega"], dtype=float)
+        outside = (omega < grid[0] - 1e-9) | (omega > grid[-1] + 1e-9)
+        if isinstance(wave, RegularWave) and outside.any():
+            raise ConfigError(
+                f"{where}: the wave frequency {omega[0]:.6g} rad/s is outside the drift "
+                f"data's {grid[0]:.6g}..{grid[-1]:.6g} rad/s", value=float(omega[0]))
+        energy = np.abs(a) ** 2
+        kept = 1.0 - float(energy[outside].sum() / energy.sum())
+        omega_in = np.clip(omega, grid[0], grid[-1])
+        omega_in[outside] = omega[outside]  # zero weight there (interpolation gives 0)
+        total_sum = None
+        if mode == "qtf":
+            q = _at_heading(table, "direction", wave.direction, where)
+            load_kw: dict[str, Any] = {"difference": bilinear(omega_in, grid, q)}
+        else:
+            d = _at_heading({"direction": table["direction"],
+                             "values": np.moveaxis(np.asarray(table["values"]), 1, 0)},
+                            "direction", wave.direction, where)
+            load_kw = {"mean": interp_frequency(omega_in, grid, d)}
+        if "qtf_sum" in entry:
+            ts = entry["qtf_sum"]
+            sgrid = np.asarray(ts["omega"], dtype=float)
+            total_sum = bilinear(omega, sgrid, _at_heading(ts, "direction", wave.direction,
+                                                           where))
+        load = DriftLoad(omega, a, mode, total_sum=total_sum, **load_kw)
+        mean = load.constant * self.scale ** 2
+        model.report.append(
+            f"{name}: drift '{mode}'{' + sum frequency' if total_sum is not None else ''} from "
+            f"{entry.get('source', '?')}: {omega.size} component(s), "
+            f"{100 * kept:.3g} % of the wave energy within the data's "
+            f"{grid[0]:.4g}..{grid[-1]:.4g} rad/s; mean load "
+            f"{np.array2string(mean, precision=4)} N, N m")
+        return load
+
+    def set_parameter(self, name: str, value: Any) -> bool:
+        if name == "wave.height":
+            self.scale = float(value) / self.built_height
+            return True
+        if name == "wave.ramp_time":
+            self.ramp_time = float(value)
+            return True
+        return False
+
+    def force(self, ctx: Context) -> NDArray[np.float64] | None:
+        if not self.loads:
+            return None
+        factor = (self.scale * ramp_factor(ctx.t - ctx.t0, self.ramp_time)) ** 2
+        out = np.zeros(self.n)
+        if factor == 0.0:
+            return out
+        for k, load in self.loads:
+            out[6 * k: 6 * k + 6] = factor * load.force(ctx.t)
+        return out
+
+    def why_not_linear(self) -> str:
+        return ("drift: the second-order wave load (quadratic in the wave, faded in by the "
+                "ramp squared) has no linear form; the native FMU and the 'exact' scheme do "
+                "not step it yet: build the Python FMU (hydrofmu build without --native) "
+                "with a Runge-Kutta time_scheme or 'etdrk4', or remove 'drift' from the "
+                "bodies")
