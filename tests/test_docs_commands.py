@@ -26,7 +26,8 @@ replaced by the folder of ``sys.executable`` (the environment this test runs in,
 status 0, and every file named in its marker or after
 ``-o``/``--output``/``--plot``/``--out``/``--output-file`` must exist and be non-empty
 afterwards. Nothing may be written outside ``out/`` (which ``.gitignore`` ignores; Python's
-``__pycache__`` aside): no file lands in the repository.
+``__pycache__`` aside), nor into the package's folder of the repository that the commands
+import (``fmu_src/``, an editable install): no file lands in the repository.
 
 Each page writes into its own folder, ``out/<page>/`` (``out/readme/`` for README.md,
 ``out/examples/`` for examples/README.md, ``out/<name>/`` for docs/guide/<name>.md), so
@@ -162,9 +163,11 @@ def _prepare(folder: Path) -> None:
 
 
 def _files(folder: Path) -> set[str]:
-    """The files under ``folder`` (relative POSIX paths), Python's caches left out."""
+    """The files under ``folder`` (relative POSIX paths), Python's caches and the editable
+    install's metadata left out."""
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*")
-            if not p.is_dir() and "__pycache__" not in p.parts}
+            if not p.is_dir() and "__pycache__" not in p.parts
+            and not any(part.endswith(".egg-info") for part in p.parts)}
 
 
 @pytest.mark.parametrize(
@@ -174,6 +177,7 @@ def test_the_commands_of_a_document_run_as_written(document: str, tmp_path: Path
     scripts.mkdir()
     _prepare(clone)
     before = _files(clone)
+    package = _files(ROOT / "fmu_src")  # the installed package's own folder (pip install -e)
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "MPLBACKEND": "Agg"}
     for i, b in enumerate(runnable(ROOT / document)):
@@ -201,6 +205,8 @@ def test_the_commands_of_a_document_run_as_written(document: str, tmp_path: Path
     stray = sorted(f for f in _files(clone) - before
                    if not f.startswith(f"{OUTPUT_ROOT}/"))
     assert not stray, f"{document}: its commands wrote outside {OUTPUT_ROOT}/: {stray}"
+    added = sorted(_files(ROOT / "fmu_src") - package)
+    assert not added, f"{document}: its commands wrote into the package's folder: {added}"
 
 
 def test_the_configuration_reference_gives_the_code_defaults() -> None:
