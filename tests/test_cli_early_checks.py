@@ -105,6 +105,9 @@ def test_a_file_where_a_folder_should_be_is_named(
         err = _error(capsys)
         assert f"{afile} is a file, not a folder" in err, err
         assert "mkdir" not in err and "does not exist" not in err, err
+    for out in (afile, afile / "sub"):  # demo's --out is a folder
+        assert main(["demo", "--out", str(out)]) == 2
+        assert f"--out {out}: {afile} is a file, not a folder" in _error(capsys)
     assert reached == []
     # a missing folder under a real folder still says to create it
     with pytest.raises(ConfigError, match=r"does not exist.*mkdir -p"):

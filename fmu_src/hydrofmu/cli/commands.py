@@ -168,9 +168,14 @@ def _demo(args: argparse.Namespace) -> int:
     from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
     from ..cosim.plots import case_title, plot
+    from ..io.output_paths import file_in_the_way
     from ..runtime.errors import ConfigError
 
     out = Path(args.out)
+    blocker = file_in_the_way(out)
+    if blocker is not None:
+        raise ConfigError(f"cannot write --out {out}: {blocker} is a file, not a folder; "
+                          "choose another --out", value=str(out))
     if out.exists() and any(out.iterdir()) and not (out / DEMO_MARKER).exists():
         raise ConfigError(
             f"{out} exists and was not written by 'hydrofmu demo'; choose another --out",
@@ -242,7 +247,9 @@ def make_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="export a configuration as an FMI 2.0 co-simulation FMU")
     b.add_argument("config", help="TOML configuration file")
-    b.add_argument("-o", "--output", required=True, help="path of the .fmu to write")
+    b.add_argument("-o", "--output", required=True,
+                   help="path of the .fmu to write (and, beside it, its OSP-IS description "
+                   "<file>_OspModelDescription.xml)")
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
     b.add_argument(
