@@ -5,7 +5,8 @@ an unwritable output, a missing file) prints one line ``error: <message>`` on st
 exits with status 2; a warning prints one line ``warning: <message>`` on stderr, once. A
 traceback appears only with ``--debug``; an unexpected exception (a bug) prints one line
 ``error: internal error ...`` and exits with status 1. Nothing the user wrote is
-overwritten unless ``--force`` is given.
+overwritten unless ``--force`` is given. Every argument is checked before any data is read
+(:mod:`hydrofmu.cli.early_checks`); ``bem`` and ``sweep`` are in :mod:`hydrofmu.cli.extras`.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def _build_with_progress(model, out: Path, *, progress: bool, native: bool = Fal
 def _build(args: argparse.Namespace) -> int:
     from ..api.model import Model
 
-    out, osp = check_build_arguments(args)
+    out, _ = check_build_arguments(args)  # with the OSP description beside it
     model = Model.from_toml(args.config)
     native = args.native or model.config.get("export", {}).get("runtime") == "native"
     path = _build_with_progress(model, out, progress=not args.quiet, native=native,
