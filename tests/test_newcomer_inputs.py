@@ -87,19 +87,16 @@ def test_bad_simulation_times_are_refused_naming_the_key(
      (["--stop-time", "1", "--output-interval", "2"], "--output-interval = 2.0 s is longer")],
 )
 def test_run_options_are_checked_before_the_simulation(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], probes: list[str],
     options: list[str], named: str,
 ) -> None:
-    """Options that override ``[simulation]`` are named as options; the model is loaded
-    (their check needs the configuration) but never built or simulated."""
-    calls: list[str] = []
-    monkeypatch.setattr(hydrofmu.export.fmu, "build_fmu",
-                        lambda *a, **k: calls.append("build_fmu"))
+    """Options that override ``[simulation]`` are named as options, and checked against
+    the configuration's TOML before its data is loaded: nothing loaded, built or run."""
     config = _config(tmp_path, "stop_time = 20.0")
     assert main(["run", str(config), "-o", str(tmp_path / "r.csv"), *options]) == 2
     err = capsys.readouterr().err
     assert named in err, err
-    assert calls == [] and not (tmp_path / "r.csv").exists()
+    assert probes == [] and not (tmp_path / "r.csv").exists()
 
 
 def test_simulation_problems_accept_a_sound_table() -> None:

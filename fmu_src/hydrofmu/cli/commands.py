@@ -5,7 +5,8 @@ an unwritable output, a missing file) prints one line ``error: <message>`` on st
 exits with status 2; a warning prints one line ``warning: <message>`` on stderr, once. A
 traceback appears only with ``--debug``; an unexpected exception (a bug) prints one line
 ``error: internal error ...`` and exits with status 1. Nothing the user wrote is
-overwritten unless ``--force`` is given.
+overwritten unless ``--force`` is given. Every argument is checked before any data is read
+(:mod:`hydrofmu.cli.early_checks`); ``bem`` and ``sweep`` are in :mod:`hydrofmu.cli.extras`.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..io.output_paths import check_output_path
 from ..runtime.errors import HydroFMUError
+from .early_checks import RUN_TIME_OPTIONS, check_build_arguments, check_run_arguments
 
 DEMO_MARKER = ".hydrofmu-demo"
 
@@ -85,7 +86,7 @@ def _build_with_progress(model, out: Path, *, progress: bool, native: bool = Fal
 def _build(args: argparse.Namespace) -> int:
     from ..api.model import Model
 
-    out = check_output_path(args.output, "-o", force=args.force)
+    out, _ = check_build_arguments(args)  # with the OSP description beside it
     model = Model.from_toml(args.config)
     native = args.native or model.config.get("export", {}).get("runtime") == "native"
     path = _build_with_progress(model, out, progress=not args.quiet, native=native,
@@ -100,10 +101,13 @@ def _build(args: argparse.Namespace) -> int:
             print("note: the native runtime can step every part of this model: `hydrofmu "
                   "build --native` makes an FMU with no Python at run time (C/C++ hosts, "
                   "OpenModelica, Simulink)")
-    from ..export.osp import write_osp_model_description
+    from ..export.osp import libcosim_name_note, write_osp_model_description
 
     osp = write_osp_model_description(path)
     _print_notes(model.config)
+    libcosim = libcosim_name_note(path)
+    if libcosim:
+        print(f"note: {libcosim}")
     print(f"wrote {path}{' (native: no Python at run time)' if native else ''}")
     print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
@@ -141,22 +145,14 @@ def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = No
 def _run(args: argparse.Namespace) -> int:
     from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
-    from ..cosim.plots import case_title, check_plot_format, plot
+    from ..cosim.plots import case_title, plot
 
-    out = check_output_path(args.output, "-o", force=args.force)
-    if args.plot:
-        check_output_path(args.plot, "--plot", force=args.force)
-        check_plot_format(args.plot)
+    out = check_run_arguments(args)  # with the [simulation] times, before any data
     model = Model.from_toml(args.config)
     cfg = model.config
-    from ..config.run_settings import check_simulation
-
-    names = {}
-    for key, value in (("stop_time", args.stop_time), ("output_interval", args.output_interval)):
-        if value is not None:
-            cfg["simulation"][key] = value
-            names[key] = "--" + key.replace("_", "-")
-    check_simulation(cfg["simulation"], names)
+    for key in RUN_TIME_OPTIONS:
+        if getattr(args, key) is not None:
+            cfg["simulation"][key] = getattr(args, key)
     _print_notes(cfg)
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
         _, result, units = _simulate_config(model, Path(tmp), "HydroFMU",
@@ -175,9 +171,14 @@ def _demo(args: argparse.Namespace) -> int:
     from ..api.model import Model
     from ..cosim.fmpy_run import summary, write_csv
     from ..cosim.plots import case_title, plot
+    from ..io.output_paths import file_in_the_way
     from ..runtime.errors import ConfigError
 
     out = Path(args.out)
+    blocker = file_in_the_way(out)
+    if blocker is not None:
+        raise ConfigError(f"cannot write --out {out}: {blocker} is a file, not a folder; "
+                          "choose another --out", value=str(out))
     if out.exists() and any(out.iterdir()) and not (out / DEMO_MARKER).exists():
         raise ConfigError(
             f"{out} exists and was not written by 'hydrofmu demo'; choose another --out",
@@ -226,67 +227,6 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bem(args: argparse.Namespace) -> int:
-    """``hydrofmu bem BEM.toml -o body.nc``: Capytaine solve of a ``[bem]`` table."""
-    from dataclasses import replace
-
-    from ..bem import bem_to_file, load_bem
-    from ..runtime.errors import require
-
-    out = check_output_path(args.output, "-o", force=args.force)
-    spec = load_bem(args.config)
-    if args.jobs is not None:
-        spec = replace(spec, n_jobs=args.jobs)
-    require("capytaine", "bem")
-    path, line = bem_to_file(spec, out, progress=not args.quiet)
-    print(line)
-    print(f"wrote {path}")
-    return 0
-
-
-def _add_bem_parser(sub: argparse._SubParsersAction) -> None:
-    e = sub.add_parser("bem", help="solve a [bem] table with Capytaine, write its NetCDF")
-    e.add_argument("config", help="TOML file with a [bem] table")
-    e.add_argument("-o", "--output", required=True, help="NetCDF file to write (.nc)")
-    e.add_argument("--jobs", type=int, default=None, help="Capytaine n_jobs (-1: all cores)")
-    e.add_argument("--quiet", action="store_true", help="no progress bar")
-    e.add_argument("--force", action="store_true", help="overwrite an existing output")
-    e.set_defaults(func=_bem)
-
-
-def _sweep(args: argparse.Namespace) -> int:
-    """``hydrofmu sweep CONFIG.toml --sea-states SEAS.csv -o sweep.nc``."""
-    from ..sweep import SweepOptions, run_sweep
-
-    options = SweepOptions(
-        duration=args.duration, transient=args.transient, workers=args.workers,
-        scheduler=args.scheduler, resume=args.resume, series=args.series, plot=args.plot,
-        force=args.force, progress=not args.quiet,
-    )
-    result = run_sweep(args.config, args.sea_states, args.output, options)
-    print("\n".join(result.summary))
-    for path in result.files:
-        print(f"wrote {path}")
-    return 0
-
-
-def _add_sweep_parser(sub: argparse._SubParsersAction) -> None:
-    w = sub.add_parser("sweep", help="run the FMU over a table of sea states on Dask")
-    w.add_argument("config", help="TOML configuration file")
-    w.add_argument("--sea-states", required=True,
-                   help="CSV: Hs, Tp [, direction, gamma, seed, occurrence, FMU parameters]")
-    w.add_argument("-o", "--output", required=True, help="NetCDF file of the statistics")
-    w.add_argument("--duration", type=float, default=10800.0, help="s per sea state (3 h)")
-    w.add_argument("--transient", type=float, default=300.0, help="s left out of statistics")
-    w.add_argument("--workers", type=int, default=None,
-                   help="worker processes of the local Dask cluster (default: cores)")
-    w.add_argument("--scheduler", default=None, help="tcp://HOST:PORT of a Dask scheduler")
-    w.add_argument("--resume", action="store_true", help="skip sea states already written")
-    w.add_argument("--series", action="store_true", help="keep every time series")
-    w.add_argument("--plot", action="store_true", help="power matrix heat map (PNG)")
-    w.add_argument("--force", action="store_true", help="overwrite outputs and part files")
-    w.add_argument("--quiet", action="store_true", help="no progress bar")
-    w.set_defaults(func=_sweep)
 def _doctor(args: argparse.Namespace) -> int:
     from ..cosim.doctor import diagnose, format_report
 
@@ -310,7 +250,9 @@ def make_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="export a configuration as an FMI 2.0 co-simulation FMU")
     b.add_argument("config", help="TOML configuration file")
-    b.add_argument("-o", "--output", required=True, help="path of the .fmu to write")
+    b.add_argument("-o", "--output", required=True,
+                   help="path of the .fmu to write (and, beside it, its OSP-IS description "
+                   "<file>_OspModelDescription.xml)")
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
     b.add_argument(
@@ -347,11 +289,12 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("--body", default=None,
                    help="the body of a multi-body file (its name or bodyN)")
     i.set_defaults(func=_info)
+    from .extras import add_bem_parser, add_sweep_parser
     from .mooring import add_mooring_commands
 
     add_mooring_commands(sub)
-    _add_bem_parser(sub)
-    _add_sweep_parser(sub)
+    add_bem_parser(sub)
+    add_sweep_parser(sub)
 
     dr = sub.add_parser("doctor", help="what an importer will find when it loads an FMU")
     dr.add_argument("fmu", help="the .fmu to inspect")

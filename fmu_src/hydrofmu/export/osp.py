@@ -1,9 +1,16 @@
-"""Build time: the OSP-IS model description (``<model>_OspModelDescription.xml``) of an FMU.
+"""Build time: the OSP-IS model description (``<FMU>_OspModelDescription.xml``) of an FMU.
 
-libcosim (Open Simulation Platform) reads ``<modelName>_OspModelDescription.xml`` beside
-an FMU named in an OSP system structure file; its variable groups let a system structure
-connect whole ports (``VariableGroupConnection``) instead of scalar variables, and let
-the OSP interface-specification validator check that a force meets a velocity.
+An OSP model description's variable groups let a system structure connect whole ports
+(``VariableGroupConnection``) instead of scalar variables, and let the OSP
+interface-specification validator check that a force meets a velocity.
+
+Its name: ``<stem>_OspModelDescription.xml`` beside ``<stem>.fmu``, after the FMU's file
+(:func:`osp_description_path`), so that two FMUs in one folder never share one file. The
+OSP tools look for it by two names: the Java tools (the OSP configurator, ``kopl``) by the
+FMU's file name; libcosim (``cosim``, libcosimpy) by the FMU's model name,
+``<modelName>_OspModelDescription.xml`` beside the FMU, then beside the system structure
+file. With the FMU file named after its model (``-o Case.fmu --name Case``) both find it;
+:func:`libcosim_name_note` says what to do when they differ.
 
 For every body ``<b>`` that has ``<b>.F_pto[1..6]`` (input) and ``<b>.velocity[1..6]``
 (output), it declares:
@@ -95,10 +102,40 @@ def osp_model_description(fmu: str | Path) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_osp_model_description(fmu: str | Path) -> Path:
-    """Write ``<modelName>_OspModelDescription.xml`` beside ``fmu``; return its path."""
+def osp_description_path(fmu: str | Path) -> Path:
+    """Where the OSP model description of ``fmu`` goes: ``<stem>_OspModelDescription.xml``
+    beside it (``out/Case.fmu`` -> ``out/Case_OspModelDescription.xml``)."""
+    fmu = Path(fmu)
+    return fmu.with_name(f"{fmu.stem}_OspModelDescription.xml")
+
+
+def libcosim_name_note(fmu: str | Path) -> str | None:
+    """What libcosim needs when ``fmu``'s file name differs from its model name, or None.
+
+    libcosim looks for ``<modelName>_OspModelDescription.xml``; the file written by
+    :func:`write_osp_model_description` is named after the FMU's file.
+    """
     fmu = Path(fmu)
     model_name, _ = _variables(fmu)
-    path = fmu.with_name(f"{model_name or fmu.stem}_OspModelDescription.xml")
+    if not model_name or model_name == fmu.stem:
+        return None
+    return (f"libcosim looks for {model_name}_OspModelDescription.xml (the model name), not "
+            f"{osp_description_path(fmu).name} (the file name): name the FMU file "
+            f"{model_name}.fmu, or build with --name {fmu.stem}, for libcosim to find it")
+
+
+def write_osp_model_description(fmu: str | Path, *, overwrite: bool = True) -> Path:
+    """Write ``<stem>_OspModelDescription.xml`` beside ``fmu`` (:func:`osp_description_path`);
+    return its path.
+
+    Raises
+    ------
+    ExportError
+        When the file exists and ``overwrite`` is false, or ``fmu`` has no OSP port.
+    """
+    fmu = Path(fmu)
+    path = osp_description_path(fmu)
+    if path.exists() and not overwrite:
+        raise ExportError(f"'{path}' exists; pass overwrite=True to replace it", value=str(path))
     path.write_text(osp_model_description(fmu), encoding="utf-8")
     return path
