@@ -30,4 +30,4 @@ def test_the_readme_python_section_runs(tmp_path: Path) -> None:
     lines = proc.stdout.strip().splitlines()
     assert re.fullmatch(r"float heave: -?\d+\.\d{3} m", lines[-2]), lines
     assert float(lines[-1]) == 0.0  # the FMU in fmpy gives the in-process outputs
-    assert (tmp_path / "RM3.fmu").is_file()
+    assert (tmp_path / "out" / "readme" / "RM3.fmu").is_file()
