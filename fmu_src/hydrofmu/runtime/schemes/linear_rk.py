@@ -28,7 +28,7 @@ Run-time module: numpy and the standard library only.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +37,9 @@ from ..linear.lti import ramped_components
 from ..linear.model import LinearModel
 from ..linear.stepper import LinearStepper, OffGrid, SinusoidBank, SinusoidSegment
 from .base import DIVERGENCE_LIMIT, Interval, diverged
+
+if TYPE_CHECKING:
+    from .runge_kutta import ExplicitRungeKutta
 
 #: Why an explicit scheme diverges on a linear model, and the fix.
 ADVICE = ("the step is beyond the scheme's stability limit for the model's fastest mode, or "
@@ -120,8 +123,8 @@ class LinearRungeKutta:
     linear model (module docstring). :meth:`build` gives ``None`` when the model has no
     discrete particular solution."""
 
-    def __init__(self, scheme: Any, model: LinearModel, dt: float, r: NDArray[np.float64],
-                 w: list[NDArray[np.float64]]) -> None:
+    def __init__(self, scheme: ExplicitRungeKutta, model: LinearModel, dt: float,
+                 r: NDArray[np.float64], w: list[NDArray[np.float64]]) -> None:
         self.scheme = scheme
         self.model = model
         self.dt = float(dt)
@@ -136,7 +139,7 @@ class LinearRungeKutta:
         self._steady: SinusoidSegment | None = None
 
     @classmethod
-    def build(cls, scheme: Any, model: LinearModel, *, dt: float, bank: SinusoidBank
+    def build(cls, scheme: ExplicitRungeKutta, model: LinearModel, *, dt: float, bank: SinusoidBank
               ) -> LinearRungeKutta | None:
         """The fused map for ``scheme`` (an explicit Runge-Kutta scheme, its tableau) on
         the linear ``model`` with internal steps ``dt`` (s; ``bank`` the simulator's
