@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import hydrofmu.runtime.simulator.simulator as system_module
+import hydrofmu.runtime.simulator.step_rhs as step_rhs_module
 from hydrofmu.config.configuration import default_config, default_config_data, resolve
 from hydrofmu.runtime.simulator.rhs import part_sum_rhs, state_matrices
 from hydrofmu.runtime.simulator.simulator import Simulator
@@ -163,8 +163,8 @@ def test_runs_with_and_without_the_linear_form_agree(monkeypatch) -> None:
     assert a.linear_form is not None and a.scheme is not b.scheme
     b.linear_form = None  # the part sum
     a.linear_form.rhs, linear = _counted(a.linear_form.rhs)
-    part_sum, parts = _counted(system_module.part_sum_rhs)
-    monkeypatch.setattr(system_module, "part_sum_rhs", part_sum)
+    part_sum, parts = _counted(step_rhs_module.part_sum_rhs)
+    monkeypatch.setattr(step_rhs_module, "part_sum_rhs", part_sum)
     u = np.zeros(a.u.size)
     out_a, out_b = [], []
     t = 0.0

@@ -51,7 +51,8 @@ from .layout import (
 from .local_steps import StatePartition
 from .output_cache import OutputCache
 from .outputs import OutputMap, general_outputs
-from .rhs import LinearForm, PartSumRHS, part_sum_rhs
+from .rhs import LinearForm, PartSumRHS
+from .step_rhs import RhsBuilder
 from .tunable import ParameterTuner
 
 __all__ = ["DIVERGENCE_LIMIT", "Simulator"]
@@ -89,6 +90,8 @@ class Simulator(ModelInterface):
         ``None`` when a part with states is not linear.
     output_cache
         The outputs of the current point (:class:`~.output_cache.OutputCache`).
+    rhs_builder
+        The right-hand side of each internal step (:class:`~.step_rhs.RhsBuilder`).
     tuner
         The tunable parameters' checks (:class:`~.tunable.ParameterTuner`).
     partition
@@ -102,22 +105,15 @@ class Simulator(ModelInterface):
         The evaluation context shared by the parts (filled in place).
     """
 
-    def __init__(
-        self,
-        bodies: list[HydroData],
-        config: dict[str, Any],
-        parameters: dict[str, Any] | None = None,
-        *,
-        parts: Sequence[PartSpec] = (),
-    ) -> None:
+    def __init__(self, bodies: list[HydroData], config: dict[str, Any],
+                 parameters: dict[str, Any] | None = None, *,
+                 parts: Sequence[PartSpec] = ()) -> None:
         self.bodies = list(bodies)
         self.config = config
         self.names = body_names(config)
         if len(self.names) != len(self.bodies):
-            raise ConfigError(
-                f"{len(self.names)} bodies configured but {len(self.bodies)} data sets given",
-                value=len(self.bodies),
-            )
+            raise ConfigError(f"{len(self.names)} bodies configured but {len(self.bodies)} "
+                              "data sets given", value=len(self.bodies))
         self.extra_parts = list(parts)
         # The one check (parameters/checks.py): the sizes before anything is allocated,
         # then every entry and the cross-conditions.
@@ -178,13 +174,12 @@ class Simulator(ModelInterface):
         self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
         self.lagged = a.lagged
         self.warnings.extend(asymmetry_warning(a.added))
-        self._stateful = [q for q in self.parts if q.n_states]
-        self._forces = [q.force for q in self.parts if q.active]
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
         self._listening = [q for q in self.parts if type(q).new_inputs is not Part.new_inputs]
         # Local time steps (local_steps.py).
         self.partition = StatePartition.build(self.assembly, self.report)
         self.ctx = Context()
+        self.rhs_builder = RhsBuilder(self.assembly, self.ctx, self.partition)
         self.output_cache = OutputCache(len(self.table.outputs), by_parts=self.outputs_by_parts,
                                         context=self.output_context)
         self.u = np.zeros(len(self.table.inputs))
@@ -201,7 +196,7 @@ class Simulator(ModelInterface):
         self.time = self.t0
         self.grid_index = 0
         c = self.constraints
-        parts_x = [p.initial_states() for p in self._stateful]
+        parts_x = [p.initial_states() for p in self.rhs_builder.stateful]
         self.y = np.concatenate([c.reduce(self.q0), c.reduce(self.v0), *parts_x])
         ctx = self._context(self.time, self.y, 0.0)
         for part in self.parts:
@@ -228,13 +223,9 @@ class Simulator(ModelInterface):
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
         """Every internal array, copied (the state vector, time, memories, inputs)."""
-        st = {
-            "y": self.y.copy(),
-            "clock": np.array([self.t0, self.time]),
-            "grid_index": np.array([self.grid_index], dtype=np.int64),
-            "u": self.u.copy(),
-            "acc_prev": self.acc_prev.copy(),
-        }
+        st = {"y": self.y.copy(), "clock": np.array([self.t0, self.time]),
+              "grid_index": np.array([self.grid_index], dtype=np.int64),
+              "u": self.u.copy(), "acc_prev": self.acc_prev.copy()}
         for part in self.parts:
             st.update(part.get_memory())
         for k, v in self.scheme.get_state().items():
@@ -245,10 +236,8 @@ class Simulator(ModelInterface):
         """Restore a state saved by :meth:`get_state` (same model and parameters)."""
         y = np.asarray(state["y"], dtype=float)
         if y.shape != self.y.shape:
-            raise ConfigError(
-                f"state vector has shape {y.shape}, this model needs {self.y.shape}",
-                value=y.shape,
-            )
+            raise ConfigError(f"state vector has shape {y.shape}, this model needs "
+                              f"{self.y.shape}", value=y.shape)
         self.y = y.copy()
         self.t0, self.time = (float(x) for x in state["clock"])
         self.grid_index = int(state["grid_index"][0])
@@ -256,9 +245,8 @@ class Simulator(ModelInterface):
         self.acc_prev = np.asarray(state["acc_prev"], dtype=float).copy()
         for part in self.parts:
             part.set_memory(state)
-        self.scheme.set_state(
-            {k[len("scheme."):]: v for k, v in state.items() if k.startswith("scheme.")}
-        )
+        self.scheme.set_state({k[len("scheme."):]: v for k, v in state.items()
+                               if k.startswith("scheme.")})
         self.output_cache.invalidate()
 
     # ------------------------------------------------------------------ dynamics
@@ -278,10 +266,8 @@ class Simulator(ModelInterface):
         bad = np.flatnonzero(~np.isfinite(self.u))
         names = [p.name for p in self.table.inputs]
         listed = ", ".join(f"{names[i]} = {float(self.u[i])}" for i in bad)
-        raise InputError(
-            f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step is "
-            "refused and the state kept", value=[names[i] for i in bad],
-        )
+        raise InputError(f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step "
+                         "is refused and the state kept", value=[names[i] for i in bad])
 
     def _context(self, t: float, y: NDArray[np.float64], sn: float,
                  vn: NDArray[np.float64] | None = None,
@@ -297,42 +283,22 @@ class Simulator(ModelInterface):
         ctx.y = y
         return ctx
 
-    def _step_start(self, t_n: float, y_n: NDArray[np.float64]
-                    ) -> tuple[float, NDArray[np.float64] | None]:
-        """Set the context for the internal step from ``(t_n, y_n)``; the grid time (s) and
-        the lagged added-mass force (n,), N, or ``None``."""
-        t_grid = self.grid_time
-        lag = (self.added_lagged @ self.acc_prev) if self.lagged else None
-        ctx = self.ctx
-        ctx.t0, ctx.sn, ctx.u = self.t0, t_n - t_grid, self.u
-        ctx.vn = self.constraints.expand_pair(y_n)[1]
-        return t_grid, lag
+    def _step_args(self) -> dict[str, Any]:
+        """The run's values for the right-hand side of an internal step (step_rhs.py)."""
+        return dict(t0=self.t0, t_grid=self.grid_time, u=self.u,
+                    lag=(self.added_lagged @ self.acc_prev) if self.lagged else None)
 
     def part_sum(self, t_n: float, y_n: NDArray[np.float64]) -> PartSumRHS:
         """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (s, state) as the sum over
         the parts, whatever the model (what the linear form is checked against)."""
-        t_grid, lag = self._step_start(t_n, y_n)
-        return part_sum_rhs(self.ctx, self.constraints.expand_pair, self._forces,
-                            self._stateful, self.assembly.acc_map, self.nr, t_grid, lag)
+        return self.rhs_builder.part_sum(t_n, y_n, **self._step_args())
 
     def right_hand_side(self, t_n: float, y_n: NDArray[np.float64]) -> RightHandSide:
-        """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (rhs.py): the assembled
-        linear form (plus the stateless parts that are not linear) unless a part with
-        states is not linear or a local-time-step scheme runs; else the sum over the parts
-        (with the partition of the local time steps). With the linear part for a scheme that
-        reads it (``etdrk4``)."""
-        rhs: RightHandSide
-        if self.linear_form is not None and self.partition is None:
-            t_grid, lag = self._step_start(t_n, y_n)
-            rhs = self.linear_form.rhs(self.ctx, t_grid, lag, self.constraints.expand_pair)
-        else:
-            rhs = self.part_sum(t_n, y_n)
-            if self.partition is not None:
-                rhs = self.partition.rhs(rhs, self.ctx, self.constraints.expand_pair,
-                                         self.grid_time)
-        if self.scheme.uses_linear_part:
-            rhs.linear_part = self.linear_model.f
-        return rhs
+        """``f(t, y)`` for the internal step from ``(t_n, y_n)``
+        (:meth:`~.step_rhs.RhsBuilder.build`: by :attr:`linear_form` if not ``None``)."""
+        return self.rhs_builder.build(
+            t_n, y_n, linear_form=self.linear_form, **self._step_args(),
+            linear_part=self.linear_model.f if self.scheme.uses_linear_part else None)
 
     def reassemble(self) -> None:
         """(Re)assemble what the parameters determine: the linear form of the right-hand
@@ -372,9 +338,8 @@ class Simulator(ModelInterface):
         if not (math.isfinite(h) and h > 0.0):
             raise IntegrationError(f"communication step must be > 0, got {h!r}", value=h)
         if abs(t - self.time) > 1e-9 * max(1.0, abs(t)) + 1e-12:
-            raise IntegrationError(
-                f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
-            )
+            raise IntegrationError(f"doStep from t = {t!r} s but the model is at "
+                                   f"t = {self.time!r} s", value=t)
         self._check_inputs()
         # The scheme advances the simulator (schemes/base.py): by its map of the linear
         # model, or by internal steps committed through the hooks below.
@@ -451,30 +416,11 @@ class Simulator(ModelInterface):
         return self.tuner.specs
 
     def set_parameter(self, name: str, value: Any) -> Any:
-        """Change a ``tunable`` parameter between steps; it acts from the next step on.
-
-        The value goes through the parameter table (its entry's check and bounds, then the
-        cross-conditions with every other current value,
-        :meth:`~.tunable.ParameterTuner.tune`); the parts that use it take it. States,
-        memories and time are kept.
-
-        Parameters
-        ----------
-        name
-            FMU parameter name, e.g. ``"pto.float.damping"``.
-        value
-            New value, in the parameter's unit.
-
-        Returns
-        -------
-        The validated value.
-
-        Raises
-        ------
-        ConfigError
-            An unknown or ``fixed`` parameter, or a value the table refuses; nothing is
-            changed.
-        """
+        """Change the ``tunable`` parameter ``name`` (e.g. ``"pto.float.damping"``) to
+        ``value`` (in its unit) between steps; it acts from the next step on, states,
+        memories and time kept. Returns the validated value; :class:`ConfigError` for an
+        unknown or ``fixed`` parameter or a value the table refuses (nothing changed;
+        :meth:`~.tunable.ParameterTuner.tune`)."""
         v, self.parameters = self.tuner.tune(name, value, self.parameters)
         self.reassemble()  # the linear model, its output map, the scheme's binding
         return v
