@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from .adams_bashforth import AB2, AB3, AB4, AB5
+from .adams_bashforth import AB2, AB3, AB4, AB5, AdamsBashforth
 from .right_hand_side import RightHandSide
 from .stagewise import StagewiseScheme
 
@@ -191,53 +191,63 @@ class LocalEuler(StagewiseScheme):
         )
 
 
-class _LocalAB:
-    """Mix-in: an Adams-Bashforth scheme whose newest derivative may hold slow parts."""
+class LocalAdamsBashforth(AdamsBashforth):
+    """An Adams-Bashforth scheme whose newest derivative may hold slow parts (``labP``):
+    subclasses set the ``abP`` coefficients (:class:`~.adams_bashforth.AdamsBashforth`).
 
-    clock: LocalClock
+    Attributes
+    ----------
+    clock
+        Which parts are due, and the extrapolation of the others through their last P
+        evaluations.
+    """
 
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[call-arg]
-        self.clock = LocalClock(points=self.BETA.size)  # type: ignore[attr-defined]
+        super().__init__()
+        self.clock = LocalClock(points=self.BETA.size)
 
     def _derivative(self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float,
                     full_history: bool) -> NDArray[np.float64]:
         return self.clock.derivative(f, t, y, h, hold=full_history)
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
-        st = super().get_state()  # type: ignore[misc]
+        st = super().get_state()
         st.update({f"local.{k}": v for k, v in self.clock.get_state().items()})
         return st
 
     def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
-        super().set_state(state)  # type: ignore[misc]
+        super().set_state(state)
         self.clock.set_state(
             {k[len("local."):]: v for k, v in state.items() if k.startswith("local.")}
         )
 
 
-class LAB2(_LocalAB, AB2):
+class LAB2(LocalAdamsBashforth):
     """``ab2`` with local time steps."""
 
     name = "lab2"
+    order, BETA, STARTER = AB2.order, AB2.BETA, AB2.STARTER
 
 
-class LAB3(_LocalAB, AB3):
+class LAB3(LocalAdamsBashforth):
     """``ab3`` with local time steps."""
 
     name = "lab3"
+    order, BETA, STARTER = AB3.order, AB3.BETA, AB3.STARTER
 
 
-class LAB4(_LocalAB, AB4):
+class LAB4(LocalAdamsBashforth):
     """``ab4`` with local time steps."""
 
     name = "lab4"
+    order, BETA, STARTER = AB4.order, AB4.BETA, AB4.STARTER
 
 
-class LAB5(_LocalAB, AB5):
+class LAB5(LocalAdamsBashforth):
     """``ab5`` with local time steps."""
 
     name = "lab5"
+    order, BETA, STARTER = AB5.order, AB5.BETA, AB5.STARTER
 
 
 LOCAL: tuple[type[StagewiseScheme], ...] = (LocalEuler, LAB2, LAB3, LAB4, LAB5)
