@@ -45,7 +45,7 @@ from ..linear.stepper import SinusoidBank
 from .right_hand_side import RHS, RightHandSide
 
 __all__ = ["ADVICE", "DIVERGENCE_LIMIT", "GROWTH_LIMIT", "RHS", "Interval", "IntervalStepper",
-           "SteppedSystem", "TimeScheme", "diverged", "same_step"]
+           "SteppedSystem", "TimeScheme", "diverged", "grid_tolerance", "same_step"]
 
 #: A step whose state grows past this many times ``max(1, |y|)`` in one step diverges.
 GROWTH_LIMIT = 1.0e6
@@ -71,6 +71,19 @@ def diverged(y: NDArray[np.float64], t: float, label: str, why: str) -> NoReturn
     raise IntegrationError(
         f"the solution diverges at t = {t:.6g} s with time scheme '{label}' ({what}): {why}",
         value=t)
+
+
+def grid_tolerance(t: float, t0: float, dt: float) -> float:
+    """How far (s) a communication time ``t`` (s) may be from a time of the history grid
+    ``t0 + k dt`` (s) and still be it.
+
+    An importer that computes its times as ``t += h`` adds about one rounding of ``t``
+    per step (measured: 2.2e-8 s after 3 hours of 0.1 s steps, 1.8e-6 s after 30
+    hours): allowed, one ulp of ``t`` per internal step since the start (a bound for
+    steps of at least ``dt``), at least 8 ulps and 1e-9 ``dt``, at most ``dt / 4``.
+    """
+    ulp = math.ulp(t)
+    return min(0.25 * dt, max(1e-9 * dt, ulp * max(8.0, (t - t0) / dt)))
 
 
 def same_step(a: float, b: float) -> bool:

@@ -35,7 +35,7 @@ from ..linear.stepper import SinusoidBank
 from ..parameters.checks import check_parameters
 from ..parameters.table import ParameterSpec, body_names, config_value
 from ..parts.part import Context, Part
-from ..schemes.base import DIVERGENCE_LIMIT, Interval, IntervalStepper
+from ..schemes.base import DIVERGENCE_LIMIT, Interval, IntervalStepper, grid_tolerance
 from ..schemes.registry import make_scheme
 from ..schemes.right_hand_side import RightHandSide
 from .assembly import Assembly, body_arrays
@@ -77,30 +77,22 @@ class Simulator(ModelInterface):
     Attributes
     ----------
     assembly
-        The assembled structure, read-only (:class:`~.assembly.Assembly`): what the output
-        assembly, the linear model and the steppers read (its ``multiplier_map``,
-        ``acc_map``, ``lhs``...).
+        The assembled structure, read-only (:class:`~.assembly.Assembly`: its
+        ``multiplier_map``, ``acc_map``, ``lhs``...), what the output assembly, the linear
+        model and the steppers read.
     scheme
-        The time scheme (:class:`~hydrofmu.runtime.schemes.base.TimeScheme`), bound to the
-        linear model; it advances the simulator (:meth:`step`).
-    linear_model
-        The linear model of the parts' declarations (:mod:`hydrofmu.runtime.linear.model`).
-    linear_form
-        The assembled right-hand side ``y' = J y + E g(t)`` (:class:`~.rhs.LinearForm`), or
-        ``None`` when a part with states is not linear.
-    output_cache
-        The outputs of the current point (:class:`~.output_cache.OutputCache`).
-    rhs_builder
-        The right-hand side of each internal step (:class:`~.step_rhs.RhsBuilder`).
-    tuner
-        The tunable parameters' checks (:class:`~.tunable.ParameterTuner`).
-    partition
-        The local-time-step partition (:class:`~.local_steps.StatePartition`) or ``None``.
-    y, u, time, t0, grid_index, dt
+        The time scheme, bound to the linear model; it advances the simulator.
+    linear_model, linear_form
+        The linear model (:mod:`hydrofmu.runtime.linear.model`); the assembled
+        ``y' = J y + E g(t)`` (:class:`~.rhs.LinearForm`) or ``None`` (a nonlinear state).
+    output_cache, rhs_builder, tuner, partition
+        The collaborators: :class:`~.output_cache.OutputCache`,
+        :class:`~.step_rhs.RhsBuilder`, :class:`~.tunable.ParameterTuner`, the
+        :class:`~.local_steps.StatePartition` (or ``None``).
+    y, u, time, t0, grid_index, dt, acc_prev
         The state (n_states,), the inputs (n_in,), the time (s), the start of the run (s),
-        the index of the newest history sample and the history grid's step (s).
-    acc_prev
-        The previous internal step's acceleration (n,), for the lagged added mass.
+        the newest history sample's index, the history grid's step (s), the previous
+        internal step's acceleration (n,) for the lagged added mass.
     ctx
         The evaluation context shared by the parts (filled in place).
     """
@@ -168,9 +160,7 @@ class Simulator(ModelInterface):
             initial=(q0, self.v0))
         self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
         self.lhs = a.lhs
-        # Read by export/native/output_rows.py until it reads the public
-        # assembly.multiplier_map (the same array); remove then.
-        self._multiplier_map = a.multiplier_map
+        self._multiplier_map = a.multiplier_map  # until export/native reads assembly.multiplier_map
         self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
         self.lagged = a.lagged
         self.warnings.extend(asymmetry_warning(a.added))
@@ -205,16 +195,9 @@ class Simulator(ModelInterface):
         self.acc_prev = np.zeros(self.n)
 
     def grid_tolerance(self, t: float) -> float:
-        """How far (s) a communication time ``t`` may be from a grid time and still be it.
-
-        An importer that computes its times as ``t += h`` adds about one rounding of ``t``
-        per step (measured: 2.2e-8 s after 3 hours of 0.1 s steps, 1.8e-6 s after 30
-        hours): allowed, one ulp of ``t`` per internal step since the start (a bound for
-        steps of at least ``dt``), at least 8 ulps and 1e-9 ``dt``, at most ``dt / 4``.
-        """
-        ulp = math.ulp(t)
-        return min(0.25 * self.dt, max(1e-9 * self.dt,
-                                       ulp * max(8.0, (t - self.t0) / self.dt)))
+        """How far (s) a communication time ``t`` (s) may be from a grid time and still be
+        it (:func:`~hydrofmu.runtime.schemes.base.grid_tolerance`)."""
+        return grid_tolerance(t, self.t0, self.dt)
 
     @property
     def grid_time(self) -> float:
@@ -283,8 +266,7 @@ class Simulator(ModelInterface):
         ctx.y = y
         return ctx
 
-    def _step_args(self) -> dict[str, Any]:
-        """The run's values for the right-hand side of an internal step (step_rhs.py)."""
+    def _step_args(self) -> dict[str, Any]:  # the run's values for step_rhs.py
         return dict(t0=self.t0, t_grid=self.grid_time, u=self.u,
                     lag=(self.added_lagged @ self.acc_prev) if self.lagged else None)
 
@@ -301,10 +283,8 @@ class Simulator(ModelInterface):
             linear_part=self.linear_model.f if self.scheme.uses_linear_part else None)
 
     def reassemble(self) -> None:
-        """(Re)assemble what the parameters determine: the linear form of the right-hand
-        side, the linear model (its output map, if linear) and the scheme's binding to it
-        (:meth:`~hydrofmu.runtime.schemes.base.TimeScheme.bind`: exact, or a Runge-Kutta
-        scheme's map; exact refuses a model it cannot step)."""
+        """(Re)assemble what the parameters determine: the linear form, the linear model
+        (its output map) and the scheme's binding to it (``TimeScheme.bind``)."""
         self.linear_form = LinearForm.assemble(self.parts, self.constraints.basis,
                                                self.assembly.acc_map, self.assembly.n_states)
         self.linear_model = assemble(self.assembly)
@@ -319,10 +299,8 @@ class Simulator(ModelInterface):
 
     @property
     def interval_stepper(self) -> IntervalStepper | None:
-        """The scheme's map of the linear model over a communication step
-        (:attr:`~hydrofmu.runtime.schemes.base.TimeScheme.interval_map`), or ``None``
-        (internal steps); setting it to ``None`` steps stagewise (comparisons), until a
-        tunable parameter changes."""
+        """The scheme's ``interval_map``, or ``None`` (internal steps); setting it to ``None``
+        steps stagewise (comparisons), until a tunable parameter changes."""
         return self.scheme.interval_map
 
     @interval_stepper.setter
@@ -341,9 +319,7 @@ class Simulator(ModelInterface):
             raise IntegrationError(f"doStep from t = {t!r} s but the model is at "
                                    f"t = {self.time!r} s", value=t)
         self._check_inputs()
-        # The scheme advances the simulator (schemes/base.py): by its map of the linear
-        # model, or by internal steps committed through the hooks below.
-        self.scheme.advance(self, t + h)
+        self.scheme.advance(self, t + h)  # by its map, or internal steps (the hooks below)
         self.output_cache.invalidate()
 
     # ------------------------------------------------------------------ the scheme's hooks
@@ -379,8 +355,7 @@ class Simulator(ModelInterface):
         return self.constraints.basis @ y_dot[self.nr : 2 * self.nr]
 
     # ------------------------------------------------------------------ outputs
-    def output_context(self, t: float, y: NDArray[np.float64],
-                       u: NDArray[np.float64]) -> Context:
+    def output_context(self, t: float, y: NDArray[np.float64], u: NDArray[np.float64]) -> Context:
         """The context of the outputs at ``(t, y, u)`` (off the history grid's time)."""
         return self._context(t, y, t - self.grid_time, u=u)
 
@@ -396,14 +371,12 @@ class Simulator(ModelInterface):
 
     @property
     def output_map(self) -> OutputMap | None:
-        """The linear output map the outputs come from, or ``None`` (the part-by-part
-        assembly: a model that is not linear, local time steps, or a map that failed its
-        check, said in ``warnings``)."""
+        """The linear output map the outputs come from, or ``None`` (part by part: a model
+        not linear, local time steps, or a map that failed its check, in ``warnings``)."""
         return self.output_cache.output_map
 
     def part_outputs(self) -> NDArray[np.float64]:
-        """All outputs now, asked of the parts one by one (what the linear output map is
-        checked against), shape (n_out,)."""
+        """All outputs now, asked of the parts one by one, shape (n_out,)."""
         return self.outputs_by_parts(self.time, self.y, self.u)
 
     def output_vector(self) -> NDArray[np.float64]:
