@@ -305,7 +305,7 @@ def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
     assert counts == ([0] * 5 if fused else [400 * 2 * 3] * 5)
     assert sim.y.size == size
     if fused:
-        assert len(fused_map._stepper._cache) == 1
+        assert fused_map.stepper.cached_steps == 1
 
 
 def test_a_large_jacobian_is_applied_from_its_nonzeros() -> None:

@@ -158,6 +158,12 @@ class LinearRungeKutta:
                                  amplitudes=amplitudes, bank=bank, key="state")
         return cls(scheme, model, dt, r, w, steady)
 
+    @property
+    def stepper(self) -> LinearStepper | None:
+        """The stepper of the current run (``None`` before the first interval, or when the
+        ramp's components have no discrete particular solution)."""
+        return self._stepper
+
     def _particular(self, omega: NDArray[np.float64], forcing: NDArray[np.complex128]
                     ) -> NDArray[np.complex128] | None:
         return discrete_particular(self.r, self.w, self.scheme.C, self.dt, omega, forcing)
