@@ -19,7 +19,7 @@ evaluated at every step. A part not evaluated gets, for ``leuler``, its last der
 (held, MoorDyn's choice) and, for ``labP``, the polynomial extrapolation through its last
 P evaluations: holding would make the slow parts first order, extrapolation keeps them of
 order P at their own step (MoorDyn-C v2.7.1's factory actually maps ``lab2``..``lab4`` to
-the plain ``abP``). Without the protocol, ``leuler`` is ``euler`` and ``labP`` is ``abP``,
+the plain ``abP``). Without a partition, ``leuler`` is ``euler`` and ``labP`` is ``abP``,
 result for result. ``labP`` skips parts only on steps that use the full Adams-Bashforth
 history; starter steps evaluate every part (MoorDyn masks only once the history is full).
 

@@ -126,7 +126,7 @@ class StatePartition:
 
     def rhs(self, rhs: RightHandSide, ctx: Context, expand: Callable,
             t_grid: float) -> PartitionedRHS:
-        """The simulator's right-hand side ``rhs`` with the protocol.
+        """The simulator's right-hand side ``rhs`` with the partition.
 
         When the bodies' part is due, the whole ``rhs`` is evaluated (the forces of the
         parts with their own step need the evaluation of their states anyway; a part
