@@ -100,3 +100,24 @@ def test_off_the_grid_the_runge_kutta_map_declines(sphere: tuple[list, dict]) ->
                                         eps=1e-12) is None
     sim.step(sim.time, 0.015)
     assert sim.time == 0.015 and sim.grid_index == 1
+
+
+def test_the_simulator_owns_its_collaborators(sphere: tuple[list, dict]) -> None:
+    """No mixins: the output cache, the tuner and the right-hand side builder are typed
+    fields of the simulator, each reading only what it is given."""
+    from hydrofmu.runtime.simulator.layout import ModelInterface
+    from hydrofmu.runtime.simulator.output_cache import OutputCache
+    from hydrofmu.runtime.simulator.step_rhs import RhsBuilder
+    from hydrofmu.runtime.simulator.tunable import ParameterTuner
+
+    assert Simulator.__mro__ == (Simulator, ModelInterface, object)
+    assert not vars(ModelInterface).get("__init__")  # static methods only, no state
+    sim = Simulator(*sphere, {"time_scheme": "rk4"})
+    assert isinstance(sim.output_cache, OutputCache)
+    assert isinstance(sim.tuner, ParameterTuner)
+    assert isinstance(sim.rhs_builder, RhsBuilder)
+    assert sim.output_map is sim.output_cache.output_map is not None
+    out = sim.output_vector()
+    assert out is sim.output_cache.values and not sim.output_cache.stale
+    sim.set_input_vector(sim.u)
+    assert sim.output_cache.stale
