@@ -22,7 +22,7 @@ from test_step_cost import _drag_sim, _moored_sim, _sim
 def _compare_along_a_run(sim: Simulator, steps: int = 300, dt: float = 0.1) -> float:
     """Largest difference between the map and the part-by-part assembly along a run (every
     step, with a changing PTO input), relative to each output's peak."""
-    assert sim._output_map is not None, sim.warnings
+    assert sim.output_map is not None, sim.warnings
     got, ref = [], []
     for k in range(steps):
         heave_pto_force(k * dt, sim)
@@ -107,7 +107,7 @@ def test_a_wrong_declaration_is_caught_when_the_map_is_built() -> None:
     times) sees it, warns naming the map and keeps the part-by-part assembly, whose output
     is the part's own."""
     sim = _probe_sim(_WrongProbe)
-    assert sim._output_map is None
+    assert sim.output_map is None
     assert any("linear output map disagrees" in w and "output 61" in w for w in sim.warnings)
     for _ in range(20):
         sim.step(sim.time, 0.1)
@@ -125,5 +125,5 @@ def test_a_wrong_declaration_is_caught_when_the_map_is_built() -> None:
 def test_a_nonlinear_model_keeps_the_part_by_part_outputs(method: str) -> None:
     """Quadratic drag (and the convolution's history) make the model nonlinear: no map."""
     sim = _drag_sim(method)
-    assert sim._output_map is None
+    assert sim.output_map is None
     assert not any("linear output map" in w for w in sim.warnings)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import hydrofmu.runtime.simulator.simulator as system_module
+import hydrofmu.runtime.simulator.step_rhs as step_rhs_module
 from hydrofmu.config.configuration import default_config, default_config_data, resolve
 from hydrofmu.runtime.simulator.rhs import part_sum_rhs, state_matrices
 from hydrofmu.runtime.simulator.simulator import Simulator
@@ -70,11 +70,13 @@ def _rm3_sim() -> Simulator:
 
 def _part_sum(sim: Simulator, t_n: float, y_n: np.ndarray):
     """The general right-hand side of the step from ``(t_n, y_n)``, whatever the model."""
-    ctx = sim._ctx
+    ctx = sim.ctx
     expand = sim.constraints.expand_pair
-    lag = (sim.added_lagged @ sim._acc_prev) if sim.lagged else None
+    lag = (sim.added_lagged @ sim.acc_prev) if sim.lagged else None
     ctx.t0, ctx.sn, ctx.u, ctx.vn = sim.t0, t_n - sim.grid_time, sim.u, expand(y_n)[1]
-    return part_sum_rhs(ctx, expand, sim._forces, sim._stateful, sim._acc_map, sim.nr,
+    forces = [p.force for p in sim.parts if p.active]
+    stateful = [p for p in sim.parts if p.n_states]
+    return part_sum_rhs(ctx, expand, forces, stateful, sim.assembly.acc_map, sim.nr,
                         sim.grid_time, lag)
 
 
@@ -96,12 +98,12 @@ MIXED = {
 @pytest.mark.parametrize("name", [*MODELS, *MIXED])
 def test_linear_form_equals_the_part_sum(name: str) -> None:
     sim = MODELS[name]() if name in MODELS else MIXED[name]()
-    assert sim._linear is not None and sim._linear.linear == (name in MODELS)
+    assert sim.linear_form is not None and sim.linear_form.linear == (name in MODELS)
     for _ in range(30):  # some history in the convolution
         sim.step(sim.time, 0.1)
     rng = np.random.default_rng(11)
     sim.set_input_vector(rng.normal(scale=1.0e4, size=sim.u.size))
-    sim._acc_prev = rng.normal(size=sim.n)  # a lagged added mass acts through it
+    sim.acc_prev = rng.normal(size=sim.n)  # a lagged added mass acts through it
     nr = sim.nr
     for _ in range(8):
         # stages of a step from the grid time, and of a step starting 0.3 dt after it
@@ -109,7 +111,7 @@ def test_linear_form_equals_the_part_sum(name: str) -> None:
         t = t_n + float(rng.uniform(0.0, sim.time + sim.dt - t_n))
         y = rng.normal(scale=0.3, size=sim.y.size)
         y_n = rng.normal(scale=0.3, size=sim.y.size)
-        fast = sim._rhs_factory(t_n, y_n)(t, y)  # the simulator's choice: the linear form
+        fast = sim.right_hand_side(t_n, y_n)(t, y)  # the simulator's choice: the linear form
         slow = _part_sum(sim, t_n, y_n)(t, y)
         for block in (slice(0, nr), slice(nr, 2 * nr), slice(2 * nr, None)):
             ref = slow[block]
@@ -126,7 +128,7 @@ def test_a_part_with_nonlinear_states_keeps_the_part_sum() -> None:
         bodies, cfg = resolve(data, ROOT / "examples")
     sim = Simulator(bodies, cfg)
     assert any(p.n_states and state_matrices(p, sim.n) is None for p in sim.parts)
-    assert sim._linear is None
+    assert sim.linear_form is None
 
 
 def _counted(make):
@@ -158,11 +160,11 @@ def test_runs_with_and_without_the_linear_form_agree(monkeypatch) -> None:
         # the simulator chose the scheme's linear map on this model ...
         assert type(sim.interval_stepper).__name__ == "LinearRungeKutta"
         sim.interval_stepper = None  # ... and it is switched off: stagewise internal steps
-    assert a._linear is not None and a.scheme is not b.scheme
-    b._linear = None  # the part sum
-    a._linear.rhs, linear = _counted(a._linear.rhs)
-    part_sum, parts = _counted(system_module.part_sum_rhs)
-    monkeypatch.setattr(system_module, "part_sum_rhs", part_sum)
+    assert a.linear_form is not None and a.scheme is not b.scheme
+    b.linear_form = None  # the part sum
+    a.linear_form.rhs, linear = _counted(a.linear_form.rhs)
+    part_sum, parts = _counted(step_rhs_module.part_sum_rhs)
+    monkeypatch.setattr(step_rhs_module, "part_sum_rhs", part_sum)
     u = np.zeros(a.u.size)
     out_a, out_b = [], []
     t = 0.0
@@ -194,12 +196,12 @@ def test_tunable_parameter_reassembles_the_linear_form() -> None:
     data["ptos"] = [{"name": "float", "dof": "heave", "damping": 1.0e5, "stiffness": 0.0}]
     bodies, cfg = resolve(data, Path.cwd())
     sim = Simulator(bodies, cfg)
-    before = sim._linear.jacobian.copy()
+    before = sim.linear_form.jacobian.copy()
     sim.set_parameter("pto.float.damping", 3.0e5)
-    changed = sim._linear.jacobian - before
-    fresh = Simulator(bodies, cfg, {"pto.float.damping": 3.0e5})._linear.jacobian
+    changed = sim.linear_form.jacobian - before
+    fresh = Simulator(bodies, cfg, {"pto.float.damping": 3.0e5}).linear_form.jacobian
     assert np.any(changed != 0.0)
-    np.testing.assert_array_equal(sim._linear.jacobian, fresh)  # same assembly, same bits
+    np.testing.assert_array_equal(sim.linear_form.jacobian, fresh)  # same assembly, same bits
 
 
 class _Counter:
@@ -286,7 +288,7 @@ def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
     exc = sim.part("wave_excitation")
     counter = _Counter(exc.force)
     exc.force = counter
-    sim._retuned()  # the linear form holds the bound methods: take the counter
+    sim.reassemble()  # the linear form holds the bound methods: take the counter
     fused_map = sim.interval_stepper
     if not fused:
         sim.interval_stepper = None  # the simulator's stagewise internal steps
@@ -303,7 +305,7 @@ def test_linear_form_evaluations_per_step_are_constant(fused: bool) -> None:
     assert counts == ([0] * 5 if fused else [400 * 2 * 3] * 5)
     assert sim.y.size == size
     if fused:
-        assert len(fused_map._stepper._cache) == 1
+        assert fused_map.stepper.cached_steps == 1
 
 
 def test_a_large_jacobian_is_applied_from_its_nonzeros() -> None:

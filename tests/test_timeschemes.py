@@ -155,6 +155,32 @@ def test_names_errors_and_user_subclass() -> None:
     assert isinstance(make_scheme(Mine), Mine)
 
 
+def test_schemes_declare_what_another_stepper_may_replace() -> None:
+    """An explicit Runge-Kutta scheme declares that its step is its tableau (a compiled or
+    linear stepper may take it); no other scheme does, nor a subclass that changes the
+    step. A carried derivative is handed out only for the time it belongs to."""
+    for name, cls in SCHEMES.items():
+        scheme = make_scheme(name.replace("N", "2") if name.endswith("N") else name)
+        assert scheme.explicit_tableau == (cls in RUNGE_KUTTA), name
+
+    class Changed(ExplicitRungeKutta):
+        name, order, explicit_tableau = "changed", 1, False
+        A, B, C = np.zeros((1, 1)), np.array([1.0]), np.array([0.0])
+
+    assert not Changed().explicit_tableau
+    scheme = make_scheme("midpoint3")
+    f = lambda t, y: -y  # noqa: E731
+    y = np.array([1.0, 2.0])
+    assert scheme.carried(0.0, y.shape, 0.1) is None  # nothing before the first step
+    scheme.step(f, 0.0, y, 0.1)
+    d = scheme.carried(0.1, y.shape, 0.1)
+    assert d is not None and d.shape == y.shape
+    assert scheme.carried(0.2, y.shape, 0.1) is None  # another time: restart
+    assert scheme.carried(0.1, (3,), 0.1) is None  # another state
+    scheme.carry(np.array([5.0, 6.0]), 0.1)
+    np.testing.assert_array_equal(scheme.get_state()["d"], [5.0, 6.0])
+
+
 def test_non_finite_state_raises() -> None:
     with pytest.raises(
         IntegrationError, match=r"'euler'.*non-finite state.*reduce max_internal_step"

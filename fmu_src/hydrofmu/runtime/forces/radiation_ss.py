@@ -196,9 +196,10 @@ def stored_realisation(entry: Any, names: list[str]) -> StateSpaceRadiation:
         No realisation stored, a failed one, or one for other bodies: the message says
         how to make it.
     """
-    how = ("set radiation = \"state_space\" in the configuration (the realisation is "
-           "made when the configuration is resolved and when the FMU is exported), or "
-           "call hydrofmu.statespace_payload.add_realisation(bodies, config)")
+    how = ("set radiation = \"state_space\" in the configuration and build the model "
+           "through hydrofmu.Model or `hydrofmu build`, which realise the state space when "
+           "they resolve the configuration (a configuration resolved by hand: "
+           "hydrofmu.statespace.payload.add_realisation(bodies, config) adds it)")
     if not isinstance(entry, dict):
         raise ConfigError(f"radiation.method = 'state_space' needs the state-space "
                           f"realisation made at build time, and this model has none; {how}",

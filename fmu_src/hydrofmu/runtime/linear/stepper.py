@@ -193,6 +193,11 @@ class LinearStepper:
         self._xp: tuple[int, float, NDArray[np.float64]] | None = None
         self._w = np.zeros(0)
 
+    @property
+    def cached_steps(self) -> int:
+        """How many step lengths' discretisations are cached (at most 17)."""
+        return len(self._cache)
+
     def _matrices(self, h: float) -> tuple[NDArray[np.float64], ...]:
         """``(Phi, Gamma_0, Gamma_1, [Phi | Gamma_0])`` of the step length ``h``."""
         if h == self._last[0]:

@@ -24,11 +24,12 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import RHS, TimeScheme
+from .right_hand_side import RightHandSide
 from .runge_kutta import RK2, RK3, RK4, ExplicitRungeKutta, rk_step
+from .stagewise import StagewiseScheme
 
 
-class AdamsBashforth(TimeScheme):
+class AdamsBashforth(StagewiseScheme):
     """Explicit P-step Adams-Bashforth scheme with a Runge-Kutta starter.
 
     Attributes
@@ -65,13 +66,13 @@ class AdamsBashforth(TimeScheme):
             rows.append(int(hit[0]))
         return rows
 
-    def _derivative(self, f: RHS, t: float, y: NDArray[np.float64], h: float,
+    def _derivative(self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float,
                     full_history: bool) -> NDArray[np.float64]:
         """f(t, y); the local-time-step variants override this."""
         return f(t, y)
 
     def _step_impl(
-        self, f: RHS, t: float, y: NDArray[np.float64], h: float
+        self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float
     ) -> NDArray[np.float64]:
         if self._d.ndim != 2 or (self._d.size and self._d.shape[1] != y.size):
             self.set_state({})

@@ -1,8 +1,26 @@
-"""The time-scheme interface shared by every integrator of :mod:`hydrofmu.runtime.schemes`.
+"""The one protocol of every time scheme of :mod:`hydrofmu.runtime.schemes`:
+:meth:`TimeScheme.advance`.
 
-A scheme advances ``y' = f(t, y)`` by one internal step, ``scheme.step(f, t, y, h)``.
-It may call ``f`` as often as it likes: forces with memory keep it in the state or in a
-history object that the simulator commits only after the step is accepted.
+A scheme advances a :class:`SteppedSystem` (the simulator: its state, time, history grid
+and right-hand side) from its time to the end of a communication step,
+``scheme.advance(system, t_end)``. Two kinds implement it:
+
+- the stagewise schemes (:class:`~.stagewise.StagewiseScheme`: Runge-Kutta,
+  Adams-Bashforth, semi-implicit, local time steps, ``etdrk4``): the base class takes the
+  internal steps of at most ``dt`` on the system's history grid, commits each, checks it
+  and restores the system when one fails (as scipy's ``OdeSolver`` does the bookkeeping);
+  each scheme implements one internal step, ``_step_impl(f, t, y, h)``, on a
+  :class:`~.right_hand_side.RightHandSide` ``f``;
+- ``exact`` (:class:`~.exact.Exact`): the exact discretisation of the system's linear
+  model over the whole interval.
+
+A scheme that can step the system's linear model over a whole interval by a map says so
+in :meth:`TimeScheme.bind` (``exact`` always; an explicit Runge-Kutta scheme on a linear
+model with the added mass on the left side and no local time step: its own linear map,
+``linear_rk.py``). The map is an :class:`IntervalStepper` held in
+:attr:`TimeScheme.interval_map`: it returns the new state, time and history-grid index
+(:class:`Interval`) for the system to commit, or ``None`` for an interval it does not take
+(a stagewise scheme then takes its internal steps).
 
 Memory of a scheme (the derivative history of a multistep scheme, the last derivative a
 semi-implicit scheme starts its iteration from, the held derivatives of a local-time-step
@@ -10,31 +28,24 @@ scheme) is returned by :meth:`TimeScheme.get_state` as a dict of finite float ar
 restored by :meth:`TimeScheme.set_state`; an empty dict restores a fresh scheme (the next
 step restarts it).
 
-A right-hand side may offer more than ``f(t, y)``: its linear part ``f.linear_part`` (the
-matrix ``F`` of ``f(t, y) = F y + g(t, y)``, shape (n, n), when the simulator knows it;
-read by the schemes with ``uses_linear_part``, ``etdrk4``) and the partition protocol of
-the local-time-step schemes (``local.py``).
-
-The second protocol here, :class:`IntervalStepper`, is not a time scheme: the map of a
-linear model over a whole communication step (``exact``, a Runge-Kutta scheme's linear
-map), chosen by the simulator from its linear model and the scheme named by the user. It
-returns the new state, time and history-grid index (:class:`Interval`) for the simulator
-to commit, or ``None`` when the interval is not one it steps (the simulator then takes its
-internal steps with the scheme).
+Run-time module: numpy and the standard library only.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import ClassVar, NamedTuple, NoReturn, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import IntegrationError
+from ..linear.model import LinearModel
+from ..linear.stepper import SinusoidBank
+from .right_hand_side import RHS, RightHandSide
 
-RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
+__all__ = ["ADVICE", "DIVERGENCE_LIMIT", "GROWTH_LIMIT", "RHS", "Interval", "IntervalStepper",
+           "SteppedSystem", "TimeScheme", "diverged", "grid_tolerance", "same_step"]
 
 #: A step whose state grows past this many times ``max(1, |y|)`` in one step diverges.
 GROWTH_LIMIT = 1.0e6
@@ -62,8 +73,36 @@ def diverged(y: NDArray[np.float64], t: float, label: str, why: str) -> NoReturn
         value=t)
 
 
+def grid_tolerance(t: float, t0: float, dt: float) -> float:
+    """How far (s) a communication time ``t`` (s) may be from a time of the history grid
+    ``t0 + k dt`` (s) and still be it.
+
+    An importer that computes its times as ``t += h`` adds about one rounding of ``t``
+    per step (measured: 2.2e-8 s after 3 hours of 0.1 s steps, 1.8e-6 s after 30
+    hours): allowed, one ulp of ``t`` per internal step since the start (a bound for
+    steps of at least ``dt``), at least 8 ulps and 1e-9 ``dt``, at most ``dt / 4``.
+    """
+    ulp = math.ulp(t)
+    return min(0.25 * dt, max(1e-9 * dt, ulp * max(8.0, (t - t0) / dt)))
+
+
+def same_step(a: float, b: float) -> bool:
+    """True if two steps (s) are equal to round-off (a few ulps of the larger)."""
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
 class Interval(NamedTuple):
-    """The end of a communication step taken by an :class:`IntervalStepper`."""
+    """The end of a communication step taken by an :class:`IntervalStepper`.
+
+    Attributes
+    ----------
+    y
+        The new state, shape (n,).
+    time
+        The new time, s.
+    grid_index
+        The new history-grid index (grid time ``t0 + grid_index dt``).
+    """
 
     y: NDArray[np.float64]
     time: float
@@ -71,7 +110,7 @@ class Interval(NamedTuple):
 
 
 class IntervalStepper(Protocol):
-    """The map of a linear model over a communication step (module docstring)."""
+    """A scheme's map of a linear model over a communication step (module docstring)."""
 
     def advance(self, y: NDArray[np.float64], u: NDArray[np.float64], *, t0: float,
                 time: float, grid_index: int, t_end: float, eps: float) -> Interval | None:
@@ -82,13 +121,66 @@ class IntervalStepper(Protocol):
         ...
 
 
-def same_step(a: float, b: float) -> bool:
-    """True if two steps (s) are equal to round-off (a few ulps of the larger)."""
-    return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+class SteppedSystem(Protocol):
+    """What a scheme advances (the simulator, ``simulator/simulator.py``).
+
+    Attributes
+    ----------
+    y
+        The state at :attr:`time`, shape (n,).
+    u
+        The inputs, held over the communication step, shape (n_in,).
+    time
+        The current time, s.
+    t0
+        Start of the run, s.
+    dt
+        The history grid's step (``max_internal_step``), s: the internal steps end on it.
+    grid_index
+        Index of the newest history sample, at ``t0 + grid_index dt``.
+    """
+
+    y: NDArray[np.float64]
+    u: NDArray[np.float64]
+    time: float
+    t0: float
+    dt: float
+    grid_index: int
+
+    def grid_tolerance(self, t: float) -> float:
+        """How far (s) a time ``t`` may be from a grid time and still be it."""
+        ...
+
+    def right_hand_side(self, t_n: float, y_n: NDArray[np.float64]) -> RightHandSide:
+        """``f(t, y)`` of the internal step from ``(t_n, y_n)`` (the inputs and the memories
+        held over it)."""
+        ...
+
+    def start_on_grid(self) -> None:
+        """Snap the time to the grid time (the importer's round-off) and let the parts take
+        the new inputs, before the first internal step of an interval that starts on it."""
+        ...
+
+    def accept_step(self, y: NDArray[np.float64], time: float, on_grid: bool) -> None:
+        """Commit the state ``y`` at ``time`` (s) after an internal step; ``on_grid``: it
+        ends on the next grid time (the history moves on)."""
+        ...
+
+    def accept_interval(self, interval: Interval) -> None:
+        """Commit the end of an interval taken by an :class:`IntervalStepper`."""
+        ...
+
+    def get_state(self) -> dict[str, NDArray[np.float64]]:
+        """Every internal array, copied (to restore after a failed interval)."""
+        ...
+
+    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
+        """Restore a state saved by :meth:`get_state`."""
+        ...
 
 
 class TimeScheme:
-    """Base class: :meth:`step` checks the result; subclasses implement ``_step_impl``.
+    """Base class of every time scheme: :meth:`advance` (module docstring).
 
     Attributes
     ----------
@@ -96,69 +188,83 @@ class TimeScheme:
         Registry name (for a family with substeps, the instance's full name, ``midpoint5``).
     order
         Nominal convergence order (global error ~ h**order).
+    one_step
+        A communication step is one step of the scheme whatever its length (``exact``):
+        the work limit counts it as one internal step.
+    uses_linear_part
+        The scheme reads :attr:`~.right_hand_side.RightHandSide.linear_part`; the
+        simulator offers it.
+    explicit_tableau
+        Each internal step is exactly the explicit Runge-Kutta step of the class's Butcher
+        tableau ``A``, ``B``, ``C`` (:class:`~.runge_kutta.ExplicitRungeKutta`), so that
+        another implementation of the same tableau (a linear map, a compiled stepper) may
+        replace it.
+    interval_map
+        The map of the bound linear model over whole intervals (:meth:`bind`), or ``None``:
+        internal steps only. Setting it to ``None`` steps stagewise (comparisons), until
+        the next :meth:`bind`.
     """
 
     name: ClassVar[str] = ""
     order: ClassVar[int] = 0
-    #: True when a communication step is one step of the scheme whatever its length
-    #: (``exact``): the work limit counts it as one internal step.
     one_step: ClassVar[bool] = False
-    #: The scheme reads ``f.linear_part`` (module docstring); the simulator offers it.
     uses_linear_part: ClassVar[bool] = False
+    explicit_tableau: ClassVar[bool] = False
+    interval_map: IntervalStepper | None = None
 
     @property
     def label(self) -> str:
         """The name the user typed (``name`` plus substeps for the semi-implicit family)."""
         return self.name
 
-    def step(self, f: RHS, t: float, y: NDArray[np.float64], h: float) -> NDArray[np.float64]:
-        """Advance ``y`` from ``t`` to ``t + h``.
+    def bind(self, model: LinearModel, *, dt: float, bank: SinusoidBank, t0: float,
+             added_mass_method: str, local_steps: bool) -> None:
+        """Take the system's linear model (again, after a tunable parameter changed): set
+        :attr:`interval_map` when the scheme steps it over whole intervals. By default none.
 
         Parameters
         ----------
-        f
-            Right-hand side ``f(t, y) -> y'``, shape (n,) -> (n,).
-        t
-            Current time, s.
-        y
-            State at ``t``, shape (n,); never modified.
-        h
-            Step, s, > 0.
+        model
+            The system's linear model (:mod:`hydrofmu.runtime.linear.model`).
+        dt
+            ``max_internal_step``, s.
+        bank
+            The system's sinusoids of ``model.omega``.
+        t0
+            Start of the run, s.
+        added_mass_method
+            ``added_mass.method``.
+        local_steps
+            A local-time-step partition runs.
 
-        Returns
-        -------
-        numpy.ndarray
-            The new state, shape (n,).
+        Raises
+        ------
+        ConfigError
+            A scheme that steps only linear models (``exact``) given one it cannot step.
+        """
+        self.interval_map = None
+
+    def advance(self, system: SteppedSystem, t_end: float) -> None:
+        """Advance ``system`` from its time to ``t_end`` (s) and commit the result in it.
 
         Raises
         ------
         IntegrationError
-            The new state is not finite or grew by more than :data:`GROWTH_LIMIT` in the
-            step; the message names the scheme, the step and the time, with advice.
-            Subclasses update their memory only after a finite result, so the memory
-            is left as before the step (the simulator restores its own state too).
+            The state diverges; the system is as before the call.
         """
-        with np.errstate(over="ignore", invalid="ignore"):
-            y_new = self._step_impl(f, t, y, h)
-        if not np.all(np.isfinite(y_new)):
-            what = "a non-finite state"
-        elif float(np.max(np.abs(y_new), initial=0.0)) > GROWTH_LIMIT * max(
-            1.0, float(np.max(np.abs(y), initial=0.0))
-        ):
-            what = f"an exploding state (grown more than {GROWTH_LIMIT:.0e} times in one step)"
-        else:
-            return y_new
-        raise IntegrationError(
-            f"time scheme '{self.label}' produced {what} in the step t = {t:.6g} s -> "
-            f"{t + h:.6g} s (h = {h:.3g} s): the step is too large for this scheme or the "
-            f"model diverges; {ADVICE}",
-            value=t,
-        )
-
-    def _step_impl(
-        self, f: RHS, t: float, y: NDArray[np.float64], h: float
-    ) -> NDArray[np.float64]:
         raise NotImplementedError
+
+    def advance_by_map(self, system: SteppedSystem, t_end: float) -> bool:
+        """Advance ``system`` to ``t_end`` (s) by :attr:`interval_map` and commit it; False
+        (nothing done) without a map or for an interval it does not take."""
+        stepper = self.interval_map
+        done = None if stepper is None else stepper.advance(
+            system.y, system.u, t0=system.t0, time=system.time, grid_index=system.grid_index,
+            t_end=t_end, eps=system.grid_tolerance(t_end))
+        if done is None:
+            return False
+        system.accept_interval(done)
+        return True
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
         """Internal memory of the scheme, arrays only (empty for one-step schemes)."""
@@ -170,27 +276,3 @@ class TimeScheme:
     def reset(self) -> None:
         """Forget every memory: the next step starts the scheme afresh."""
         self.set_state({})
-
-
-class CarriedDerivative(TimeScheme):
-    """A scheme that carries the last step's final derivative into the next step.
-
-    Memory: ``d`` (that derivative, shape (n,)) and ``t`` (the time it belongs to, s);
-    none before the first step. Subclasses set ``self._d, self._t`` after a good step.
-    """
-
-    def __init__(self) -> None:
-        self._d: NDArray[np.float64] | None = None
-        self._t = 0.0
-
-    def get_state(self) -> dict[str, NDArray[np.float64]]:
-        if self._d is None:
-            return {}
-        return {"d": self._d.copy(), "t": np.array([self._t])}
-
-    def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
-        if "d" in state:
-            self._d = np.array(state["d"], dtype=float)
-            self._t = float(np.asarray(state["t"])[0])
-        else:
-            self._d = None

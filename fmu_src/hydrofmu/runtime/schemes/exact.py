@@ -50,7 +50,7 @@ from ..errors import ConfigError, IntegrationError
 from ..linear.lti import particular_solution, ramped_components
 from ..linear.model import LinearModel, refuse_nonlinear
 from ..linear.stepper import ExactStepper, SinusoidBank, SinusoidSegment
-from .base import DIVERGENCE_LIMIT, RHS, Interval, TimeScheme, diverged
+from .base import DIVERGENCE_LIMIT, Interval, SteppedSystem, TimeScheme, diverged
 
 #: Why a linear model stepped exactly diverges, and what to check.
 DIVERGENCE_ADVICE = ("either the model is unstable (its system matrix has an eigenvalue "
@@ -90,20 +90,42 @@ def segments(model: LinearModel, t0: float, bank: SinusoidBank | None = None
 
 
 class Exact(TimeScheme):
-    """The name ``exact`` among the time schemes: it integrates no ``f``. The simulator
-    steps its linear model by :class:`ExactInterval` instead (chosen from the model,
-    :func:`hydrofmu.runtime.simulator.intervals.interval_stepper`)."""
+    """``exact``: it integrates no ``f``; :meth:`bind` makes the exact discretisation of the
+    system's linear model (:class:`ExactInterval`), and :meth:`advance` steps by it."""
 
     name: ClassVar[str] = "exact"
     #: No truncation error; ``order`` is not a convergence order here.
     order: ClassVar[int] = 0
     one_step: ClassVar[bool] = True
 
-    def _step_impl(self, f: RHS, t: float, y: NDArray[np.float64],
-                   h: float) -> NDArray[np.float64]:
-        raise IntegrationError("time scheme 'exact' steps a simulator's linear model over "
-                               "whole communication steps (Simulator does it), not an f(t, y)",
-                               value=t)
+    def bind(self, model: LinearModel, *, dt: float, bank: SinusoidBank, t0: float,
+             added_mass_method: str, local_steps: bool) -> None:
+        """The exact discretisation of ``model`` (arguments:
+        :meth:`~hydrofmu.runtime.schemes.base.TimeScheme.bind`; ``local_steps`` is not
+        used: the linear model has no part with its own step).
+
+        Raises
+        ------
+        ConfigError
+            A model it cannot step (a nonlinear part, an added mass off the left side, a
+            wave on an undamped mode), naming the parts and the fixes.
+        """
+        self.interval_map = ExactInterval(model, dt=dt, bank=bank, t0=t0,
+                                          added_mass_method=added_mass_method)
+
+    def advance(self, system: SteppedSystem, t_end: float) -> None:
+        """One exact step of ``system`` to ``t_end`` (s), committed in it.
+
+        Raises
+        ------
+        IntegrationError
+            The state diverges (the system unchanged), or no linear model was bound
+            (:attr:`~hydrofmu.runtime.schemes.base.TimeScheme.interval_map` is ``None``).
+        """
+        if not self.advance_by_map(system, t_end):
+            raise IntegrationError(
+                "time scheme 'exact' steps a bound linear model over whole communication "
+                "steps (Exact.bind), and none is bound", value=system.time)
 
 
 class ExactInterval:

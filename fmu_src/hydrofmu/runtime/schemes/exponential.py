@@ -40,7 +40,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..linear.lti import expm, quantized_step
-from .base import RHS, TimeScheme
+from .right_hand_side import RightHandSide
+from .stagewise import StagewiseScheme
 
 
 def phi_functions(a: NDArray[np.float64], order: int) -> list[NDArray[np.float64]]:
@@ -59,11 +60,12 @@ def phi_functions(a: NDArray[np.float64], order: int) -> list[NDArray[np.float64
     return [e[:n, k * n : (k + 1) * n].copy() for k in range(order + 1)]
 
 
-class ExponentialRK4(TimeScheme):
+class ExponentialRK4(StagewiseScheme):
     """Krogstad's exponential Runge-Kutta scheme of order 4 (see the module docstring).
 
-    ``F`` is the right-hand side's ``f.linear_part`` (the simulator's assembled linear
-    part, :mod:`~hydrofmu.runtime.schemes.base`); without it (or of another size) ``F = 0`` and it
+    ``F`` is the right-hand side's
+    :attr:`~hydrofmu.runtime.schemes.right_hand_side.RightHandSide.linear_part` (the
+    simulator's assembled linear part); without it (or of another size) ``F = 0`` and it
     is the classical RK4.
     """
 
@@ -90,9 +92,9 @@ class ExponentialRK4(TimeScheme):
             self._cache[key] = mats
         return mats
 
-    def _step_impl(self, f: RHS, t: float, y: NDArray[np.float64],
+    def _step_impl(self, f: RightHandSide, t: float, y: NDArray[np.float64],
                    h: float) -> NDArray[np.float64]:
-        lin = getattr(f, "linear_part", None)
+        lin = f.linear_part
         if lin is None or lin.shape != (y.size, y.size):
             if self._zero.shape != (y.size, y.size):
                 self._zero = np.zeros((y.size, y.size))

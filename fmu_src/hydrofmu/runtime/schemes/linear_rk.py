@@ -28,7 +28,7 @@ Run-time module: numpy and the standard library only.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,6 +37,9 @@ from ..linear.lti import ramped_components
 from ..linear.model import LinearModel
 from ..linear.stepper import LinearStepper, OffGrid, SinusoidBank, SinusoidSegment
 from .base import DIVERGENCE_LIMIT, Interval, diverged
+
+if TYPE_CHECKING:
+    from .runge_kutta import ExplicitRungeKutta
 
 #: Why an explicit scheme diverges on a linear model, and the fix.
 ADVICE = ("the step is beyond the scheme's stability limit for the model's fastest mode, or "
@@ -120,8 +123,9 @@ class LinearRungeKutta:
     linear model (module docstring). :meth:`build` gives ``None`` when the model has no
     discrete particular solution."""
 
-    def __init__(self, scheme: Any, model: LinearModel, dt: float, r: NDArray[np.float64],
-                 w: list[NDArray[np.float64]]) -> None:
+    def __init__(self, scheme: ExplicitRungeKutta, model: LinearModel, dt: float,
+                 r: NDArray[np.float64], w: list[NDArray[np.float64]],
+                 steady: SinusoidSegment) -> None:
         self.scheme = scheme
         self.model = model
         self.dt = float(dt)
@@ -133,11 +137,11 @@ class LinearRungeKutta:
         self._u[-1] = 1.0
         self._t0 = math.nan
         self._stepper: LinearStepper | None = None
-        self._steady: SinusoidSegment | None = None
+        self._steady = steady
 
     @classmethod
-    def build(cls, scheme: Any, model: LinearModel, *, dt: float, bank: SinusoidBank
-              ) -> LinearRungeKutta | None:
+    def build(cls, scheme: ExplicitRungeKutta, model: LinearModel, *, dt: float,
+              bank: SinusoidBank) -> LinearRungeKutta | None:
         """The fused map for ``scheme`` (an explicit Runge-Kutta scheme, its tableau) on
         the linear ``model`` with internal steps ``dt`` (s; ``bank`` the simulator's
         sinusoids of ``model.omega``), or ``None`` when the model is not linear or a wave
@@ -146,13 +150,19 @@ class LinearRungeKutta:
         if not model.linear:
             return None
         r, w = stage_maps(scheme.A, scheme.B, model.f, float(dt))
-        fused = cls(scheme, model, dt, r, w)
-        amplitudes = fused._particular(model.omega, model.forcing)
+        amplitudes = discrete_particular(r, w, scheme.C, float(dt), model.omega,
+                                         model.forcing)
         if amplitudes is None:
             return None
-        fused._steady = SinusoidSegment(t_start=-math.inf, t_end=math.inf, omega=model.omega,
-                                        amplitudes=amplitudes, bank=bank, key="state")
-        return fused
+        steady = SinusoidSegment(t_start=-math.inf, t_end=math.inf, omega=model.omega,
+                                 amplitudes=amplitudes, bank=bank, key="state")
+        return cls(scheme, model, dt, r, w, steady)
+
+    @property
+    def stepper(self) -> LinearStepper | None:
+        """The stepper of the current run (``None`` before the first interval, or when the
+        ramp's components have no discrete particular solution)."""
+        return self._stepper
 
     def _particular(self, omega: NDArray[np.float64], forcing: NDArray[np.complex128]
                     ) -> NDArray[np.complex128] | None:
@@ -171,7 +181,6 @@ class LinearRungeKutta:
         if self._t0 == t0:
             return self._stepper
         model, steady = self.model, self._steady
-        assert steady is not None
         segments = [steady]
         steady.t_start = t0 + model.ramp_time
         if model.ramp_time > 0.0 and model.omega.size:

@@ -1,21 +1,15 @@
 """Local-time-step members ``leuler`` and ``lab2`` ... ``lab5`` (MoorDyn-C v2 names).
 
-The partition protocol
-----------------------
-A right-hand side MAY offer, besides ``f(t, y) -> y'``:
-
-``f.partition``
-    Sequence of ``slice`` objects of ``y``, one per part, disjoint, covering ``y``
-    (e.g. the body states as one part, each mooring line's nodes as one part each).
-``f.part_steps``
-    Sequence of floats, s: each part's own stable step (its CFL step in MoorDyn); 0 or
-    less means "evaluate at every step".
-``f.evaluate(t, y, parts, out)``
-    Write the derivative of the listed parts (indices into ``partition``) into
-    ``out[partition[p]]`` and leave the rest of ``out`` untouched. The derivative of a
-    part may depend on the whole ``y``.
-
-:class:`PartitionedRHS` packages the three (the simulator can build one per step).
+The partition
+-------------
+A :class:`~.right_hand_side.RightHandSide` may declare, besides ``f(t, y) -> y'``, a
+partition of the state (:attr:`~.right_hand_side.RightHandSide.partition`: slices of
+``y``, one per part, e.g. the body states as one part, each mooring line's nodes as one
+part each), each part's own stable step
+(:attr:`~.right_hand_side.RightHandSide.part_steps`, s: its CFL step in MoorDyn; 0 or less
+means "evaluate at every step") and the evaluation of some parts only
+(:meth:`~.right_hand_side.RightHandSide.evaluate`). :class:`PartitionedRHS` packages the
+three (the simulator builds one per step).
 
 A part is re-evaluated at a step when going on without evaluating it over this step too
 would exceed its own stable step since its last evaluation; otherwise it is not evaluated,
@@ -25,7 +19,7 @@ evaluated at every step. A part not evaluated gets, for ``leuler``, its last der
 (held, MoorDyn's choice) and, for ``labP``, the polynomial extrapolation through its last
 P evaluations: holding would make the slow parts first order, extrapolation keeps them of
 order P at their own step (MoorDyn-C v2.7.1's factory actually maps ``lab2``..``lab4`` to
-the plain ``abP``). Without the protocol, ``leuler`` is ``euler`` and ``labP`` is ``abP``,
+the plain ``abP``). Without a partition, ``leuler`` is ``euler`` and ``labP`` is ``abP``,
 result for result. ``labP`` skips parts only on steps that use the full Adams-Bashforth
 history; starter steps evaluate every part (MoorDyn masks only once the history is full).
 
@@ -38,19 +32,19 @@ state, a reset) evaluates every part afresh.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .adams_bashforth import AB2, AB3, AB4, AB5
-from .base import RHS, TimeScheme
+from .adams_bashforth import AB2, AB3, AB4, AB5, AdamsBashforth
+from .right_hand_side import RightHandSide
+from .stagewise import StagewiseScheme
 
 Evaluate = Callable[[float, NDArray[np.float64], Sequence[int], NDArray[np.float64]], None]
 
 
-class PartitionedRHS:
-    """A right-hand side offering the partition protocol (see the module docstring).
+class PartitionedRHS(RightHandSide):
+    """A right-hand side with a partition (see the module docstring).
 
     Parameters
     ----------
@@ -69,19 +63,20 @@ class PartitionedRHS:
                 f"partition has {len(partition)} parts but part_steps has "
                 f"{len(part_steps)} entries: give one stable step per part"
             )
-        self.evaluate = evaluate
-        self.partition = list(partition)
-        self.part_steps = [float(s) for s in part_steps]
+        self.evaluator = evaluate
+        self.partition: list[slice] = list(partition)
+        self.part_steps: list[float] = [float(s) for s in part_steps]
+
+    def evaluate(self, t: float, y: NDArray[np.float64], parts: Sequence[int],
+                 out: NDArray[np.float64]) -> None:
+        """``evaluate(t, y, parts, out)`` as given (see
+        :meth:`~.right_hand_side.RightHandSide.evaluate`)."""
+        self.evaluator(t, y, parts, out)
 
     def __call__(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
         out = np.empty_like(y)
-        self.evaluate(t, y, range(len(self.partition)), out)
+        self.evaluator(t, y, range(len(self.partition)), out)
         return out
-
-
-def offers_partition(f: Any) -> bool:
-    """True if ``f`` offers the partition protocol."""
-    return all(hasattr(f, a) for a in ("partition", "part_steps", "evaluate"))
 
 
 class LocalClock:
@@ -106,12 +101,13 @@ class LocalClock:
         self.age = np.zeros(0)  # time since each part's last evaluation, s
         self.t_next = 0.0
 
-    def derivative(self, f: RHS, t: float, y: NDArray[np.float64], h: float,
+    def derivative(self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float,
                    hold: bool) -> NDArray[np.float64]:
-        """The derivative at (t, y), some parts extrapolated if ``hold`` and f allows it."""
-        if not offers_partition(f):
-            return f(t, y)
+        """The derivative at (t, y), some parts extrapolated if ``hold`` and ``f`` has a
+        partition."""
         parts = f.partition
+        if parts is None or f.part_steps is None:
+            return f(t, y)
         steps = np.asarray(f.part_steps, dtype=float)
         k = self.points
         if (
@@ -172,7 +168,7 @@ def lagrange_weights(nodes: NDArray[np.float64], t: float) -> NDArray[np.float64
     return w
 
 
-class LocalEuler(TimeScheme):
+class LocalEuler(StagewiseScheme):
     """Forward Euler with local time steps (MoorDyn ``leuler``), first order."""
 
     name = "leuler"
@@ -182,7 +178,7 @@ class LocalEuler(TimeScheme):
         self.clock = LocalClock(points=1)
 
     def _step_impl(
-        self, f: RHS, t: float, y: NDArray[np.float64], h: float
+        self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float
     ) -> NDArray[np.float64]:
         return y + h * self.clock.derivative(f, t, y, h, hold=True)
 
@@ -195,53 +191,63 @@ class LocalEuler(TimeScheme):
         )
 
 
-class _LocalAB:
-    """Mix-in: an Adams-Bashforth scheme whose newest derivative may hold slow parts."""
+class LocalAdamsBashforth(AdamsBashforth):
+    """An Adams-Bashforth scheme whose newest derivative may hold slow parts (``labP``):
+    subclasses set the ``abP`` coefficients (:class:`~.adams_bashforth.AdamsBashforth`).
 
-    clock: LocalClock
+    Attributes
+    ----------
+    clock
+        Which parts are due, and the extrapolation of the others through their last P
+        evaluations.
+    """
 
     def __init__(self) -> None:
-        super().__init__()  # type: ignore[call-arg]
-        self.clock = LocalClock(points=self.BETA.size)  # type: ignore[attr-defined]
+        super().__init__()
+        self.clock = LocalClock(points=self.BETA.size)
 
-    def _derivative(self, f: RHS, t: float, y: NDArray[np.float64], h: float,
+    def _derivative(self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float,
                     full_history: bool) -> NDArray[np.float64]:
         return self.clock.derivative(f, t, y, h, hold=full_history)
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
-        st = super().get_state()  # type: ignore[misc]
+        st = super().get_state()
         st.update({f"local.{k}": v for k, v in self.clock.get_state().items()})
         return st
 
     def set_state(self, state: dict[str, NDArray[np.float64]]) -> None:
-        super().set_state(state)  # type: ignore[misc]
+        super().set_state(state)
         self.clock.set_state(
             {k[len("local."):]: v for k, v in state.items() if k.startswith("local.")}
         )
 
 
-class LAB2(_LocalAB, AB2):
+class LAB2(LocalAdamsBashforth):
     """``ab2`` with local time steps."""
 
     name = "lab2"
+    order, BETA, STARTER = AB2.order, AB2.BETA, AB2.STARTER
 
 
-class LAB3(_LocalAB, AB3):
+class LAB3(LocalAdamsBashforth):
     """``ab3`` with local time steps."""
 
     name = "lab3"
+    order, BETA, STARTER = AB3.order, AB3.BETA, AB3.STARTER
 
 
-class LAB4(_LocalAB, AB4):
+class LAB4(LocalAdamsBashforth):
     """``ab4`` with local time steps."""
 
     name = "lab4"
+    order, BETA, STARTER = AB4.order, AB4.BETA, AB4.STARTER
 
 
-class LAB5(_LocalAB, AB5):
+class LAB5(LocalAdamsBashforth):
     """``ab5`` with local time steps."""
 
     name = "lab5"
+    order, BETA, STARTER = AB5.order, AB5.BETA, AB5.STARTER
 
 
-LOCAL: tuple[type[TimeScheme], ...] = (LocalEuler, LAB2, LAB3, LAB4, LAB5)
+LOCAL: tuple[type[StagewiseScheme], ...] = (LocalEuler, LAB2, LAB3, LAB4, LAB5)

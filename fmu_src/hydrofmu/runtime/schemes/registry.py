@@ -6,7 +6,7 @@ Fixed names map to a class; the semi-implicit families are registered as ``beule
 
 :data:`SCHEMES` holds the integrators of any ``y' = f(t, y)``; :data:`MODEL_SCHEMES` the
 names that need the model's linear part: ``exact`` (the linear model's exact
-discretisation, an interval stepper the simulator chooses, ``exact.py``) and ``etdrk4``
+discretisation, bound to the simulator's linear model, ``exact.py``) and ``etdrk4``
 (exponential RK4, reading the right-hand side's ``linear_part``).
 """
 
@@ -48,7 +48,8 @@ def make_scheme(name: str | type[TimeScheme]) -> TimeScheme:
     name
         Registry name, case-insensitive; the semi-implicit families take an integer
         number of substeps N >= 1 as suffix. Or a user subclass of :class:`TimeScheme`
-        (a semi-implicit subclass is built with one substep).
+        (usually of :class:`~.stagewise.StagewiseScheme`, implementing ``_step_impl``; a
+        semi-implicit subclass is built with one substep).
 
     Raises
     ------

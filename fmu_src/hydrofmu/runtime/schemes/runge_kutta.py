@@ -23,11 +23,20 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import RHS, CarriedDerivative, TimeScheme
+from ..linear.model import LinearModel
+from ..linear.stepper import SinusoidBank
+from .linear_rk import LinearRungeKutta
+from .right_hand_side import RHS, RightHandSide
+from .stagewise import CarriedDerivative, StagewiseScheme
 
 
-class ExplicitRungeKutta(TimeScheme):
+class ExplicitRungeKutta(StagewiseScheme):
     """Explicit Runge-Kutta scheme defined by its Butcher tableau (``A``, ``B``, ``C``).
+
+    It declares :attr:`~.base.TimeScheme.explicit_tableau`: a step is exactly
+    :func:`rk_step` of the tableau, so the tableau may be stepped elsewhere (the linear
+    map of :meth:`bind`, the mooring lines' compiled stepper); a subclass that changes the
+    step sets it False.
 
     Attributes
     ----------
@@ -37,11 +46,24 @@ class ExplicitRungeKutta(TimeScheme):
         Weights, shape (s,), summing to 1.
     C
         Stage times as fractions of the step, shape (s,), ``C = A.sum(1)``.
+    order
+        Nominal convergence order (global error ~ h**order).
     """
 
+    explicit_tableau: ClassVar[bool] = True
     A: ClassVar[NDArray[np.float64]]
     B: ClassVar[NDArray[np.float64]]
     C: ClassVar[NDArray[np.float64]]
+
+    def bind(self, model: LinearModel, *, dt: float, bank: SinusoidBank, t0: float,
+             added_mass_method: str, local_steps: bool) -> None:
+        """The scheme's own linear map over whole intervals (``linear_rk.py``) when the
+        tableau is the step, the added mass all on the left side, no local time step
+        runs and the model is linear with a discrete particular solution; else none
+        (arguments: :meth:`~.base.TimeScheme.bind`)."""
+        self.interval_map = LinearRungeKutta.build(self, model, dt=dt, bank=bank) if (
+            self.explicit_tableau and added_mass_method == "implicit" and not local_steps
+        ) else None
 
     @property
     def stages(self) -> int:
@@ -49,7 +71,7 @@ class ExplicitRungeKutta(TimeScheme):
         return int(self.B.size)
 
     def _step_impl(
-        self, f: RHS, t: float, y: NDArray[np.float64], h: float
+        self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float
     ) -> NDArray[np.float64]:
         return rk_step(self.A, self.B, self.C, f, t, y, h)
 
@@ -139,15 +161,15 @@ class Heun(CarriedDerivative):
     order = 2
 
     def _step_impl(
-        self, f: RHS, t: float, y: NDArray[np.float64], h: float
+        self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float
     ) -> NDArray[np.float64]:
-        d0 = self._d
-        if d0 is None or d0.shape != y.shape or abs(self._t - t) > 1e-9 * max(h, abs(t)):
+        d0 = self.carried(t, y.shape, h)
+        if d0 is None:
             d0 = f(t, y)
         d1 = f(t + h, y + h * d0)
         y_new = y + 0.5 * h * (d0 + d1)
         if np.all(np.isfinite(y_new)):
-            self._d, self._t = d1, t + h
+            self.carry(d1, t + h)
         return y_new
 
 

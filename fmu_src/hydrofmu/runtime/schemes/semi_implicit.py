@@ -53,7 +53,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from .base import RHS, CarriedDerivative
+from .right_hand_side import RightHandSide
+from .stagewise import CarriedDerivative
 
 
 class SemiImplicit(CarriedDerivative):
@@ -110,19 +111,15 @@ class SemiImplicit(CarriedDerivative):
         return (1.0 - r) * g + r * z
 
     def _step_impl(
-        self, f: RHS, t: float, y: NDArray[np.float64], h: float
+        self, f: RightHandSide, t: float, y: NDArray[np.float64], h: float
     ) -> NDArray[np.float64]:
         self._begin()
         if self.NEEDS_D0:
             d0 = f(t, y)
-            z = d0
         else:
-            d0 = self._d if self._d is not None else y
-            if self._d is None or d0.shape != y.shape or abs(self._t - t) > 1e-9 * max(
-                h, abs(t)
-            ):
-                d0 = f(t, y)
-            z = d0
+            carried = self.carried(t, y.shape, h)
+            d0 = f(t, y) if carried is None else carried
+        z = d0
         ts = t + self.STAGE * h
         g = z
         for i in range(self.substeps):
@@ -134,7 +131,7 @@ class SemiImplicit(CarriedDerivative):
                 self.last_residual = float(np.max(np.abs(g - z), initial=0.0)) / scale
         y_new = self._final(y, h, d0, g)
         if np.all(np.isfinite(y_new)) and not self.NEEDS_D0:
-            self._d, self._t = g, t + h
+            self.carry(g, t + h)
         return y_new
 
     def _begin(self) -> None:

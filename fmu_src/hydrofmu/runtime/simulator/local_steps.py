@@ -3,7 +3,7 @@
 The bodies' states, with the states of the parts that have no stable step of their own
 (e.g. a state-space radiation), form one part of the partition, evaluated together; each
 part with its own stable step (:meth:`~hydrofmu.runtime.parts.part.Part.stable_step`, e.g. the lines
-of a MoorDyn file) is another. ``schemes/local.py`` describes the protocol.
+of a MoorDyn file) is another. ``schemes/local.py`` describes how the schemes use it.
 
 The bodies' own stable step is their shortest natural period over
 :data:`BODY_STEPS_PER_PERIOD`, from the parts' stiffness
@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from ..parts.part import Context, Part
 from ..schemes.local import PartitionedRHS
+from ..schemes.right_hand_side import RightHandSide
 from .assembly import Assembly
 from .rhs import stage_context
 
@@ -114,7 +115,7 @@ class StatePartition:
     def build(cls, asm: Assembly, report: list[str]) -> StatePartition | None:
         """The partition of an assembled model (its parts, constraints and left-side mass),
         reported in ``report``; ``None`` when no part has its own stable step (the schemes
-        then see a plain ``f(t, y)``)."""
+        then see a right-hand side without partition)."""
         stateful = [p for p in asm.parts if p.n_states]
         if not any(p.stable_step() is not None for p in stateful):
             return None
@@ -123,9 +124,9 @@ class StatePartition:
         report.append(partition.report())
         return partition
 
-    def rhs(self, rhs: Callable[[float, NDArray[np.float64]], NDArray[np.float64]],
-            ctx: Context, expand: Callable, t_grid: float) -> PartitionedRHS:
-        """The simulator's right-hand side ``rhs`` with the protocol.
+    def rhs(self, rhs: RightHandSide, ctx: Context, expand: Callable,
+            t_grid: float) -> PartitionedRHS:
+        """The simulator's right-hand side ``rhs`` with the partition.
 
         When the bodies' part is due, the whole ``rhs`` is evaluated (the forces of the
         parts with their own step need the evaluation of their states anyway; a part

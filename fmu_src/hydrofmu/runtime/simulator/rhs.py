@@ -14,7 +14,9 @@ inputs and its memory only), the same right-hand side is
 
 with ``J`` assembled once (:class:`LinearForm`): one matrix-vector product per stage instead
 of a Python loop over the parts. Both give the same derivative to round-off (the sums are
-associated differently).
+associated differently). Both are
+:class:`~hydrofmu.runtime.schemes.right_hand_side.RightHandSide` objects
+(:class:`PartSumRHS`, :class:`LinearFormRHS`), the type every scheme integrates.
 
 Run-time module: numpy and the standard library only.
 """
@@ -27,8 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..parts.part import Context, Part
-
-RHS = Callable[[float, NDArray[np.float64]], NDArray[np.float64]]
+from ..schemes.right_hand_side import RightHandSide
 
 
 def state_matrices(part: Part, n: int) -> tuple[NDArray[np.float64], ...] | None:
@@ -81,9 +82,35 @@ def force_sum(forces: Sequence[Callable], ctx: Context) -> NDArray[np.float64] |
     return total
 
 
+class PartSumRHS(RightHandSide):
+    """The right-hand side by summing the parts' forces at every stage
+    (:func:`part_sum_rhs` builds it; the attributes are its parameters)."""
+
+    def __init__(self, ctx: Context, expand: Callable, forces: Sequence[Callable],
+                 stateful: Sequence[Part], acc_map: NDArray[np.float64], nr: int,
+                 t_grid: float, lag: NDArray[np.float64] | None) -> None:
+        self.ctx, self.expand, self.forces, self.stateful = ctx, expand, forces, stateful
+        self.acc_map, self.nr, self.t_grid, self.lag = acc_map, nr, t_grid, lag
+
+    def __call__(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        ctx, acc_map, nr, lag = self.ctx, self.acc_map, self.nr, self.lag
+        stage_context(ctx, t, self.t_grid, y, self.expand)
+        total = force_sum(self.forces, ctx)
+        if total is None:
+            total = np.zeros(acc_map.shape[1])
+        if lag is not None:
+            total -= lag
+        out = np.empty_like(y)
+        out[:nr] = y[nr : 2 * nr]
+        out[nr : 2 * nr] = acc_map @ total
+        for part in self.stateful:
+            out[part.state_slice] = part.derivative(ctx)
+        return out
+
+
 def part_sum_rhs(ctx: Context, expand: Callable, forces: Sequence[Callable],
                  stateful: Sequence[Part], acc_map: NDArray[np.float64], nr: int,
-                 t_grid: float, lag: NDArray[np.float64] | None) -> RHS:
+                 t_grid: float, lag: NDArray[np.float64] | None) -> PartSumRHS:
     """The right-hand side by summing the parts' forces at every stage.
 
     Parameters
@@ -105,21 +132,7 @@ def part_sum_rhs(ctx: Context, expand: Callable, forces: Sequence[Callable],
     lag
         The lagged added-mass force ``A_lag q''_prev``, shape (n,), or ``None``.
     """
-    def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-        stage_context(ctx, t, t_grid, y, expand)
-        total = force_sum(forces, ctx)
-        if total is None:
-            total = np.zeros(acc_map.shape[1])
-        if lag is not None:
-            total -= lag
-        out = np.empty_like(y)
-        out[:nr] = y[nr : 2 * nr]
-        out[nr : 2 * nr] = acc_map @ total
-        for part in stateful:
-            out[part.state_slice] = part.derivative(ctx)
-        return out
-
-    return rhs
+    return PartSumRHS(ctx, expand, forces, stateful, acc_map, nr, t_grid, lag)
 
 
 class LinearForm:
@@ -224,39 +237,57 @@ class LinearForm:
                    others=others)
 
     def rhs(self, ctx: Context, t_grid: float, lag: NDArray[np.float64] | None,
-            expand: Callable) -> RHS:
+            expand: Callable) -> LinearFormRHS:
         """The right-hand side for one internal step (``ctx.u``, ``ctx.t0``, ``ctx.sn`` and,
-        with :attr:`others`, ``ctx.vn`` set); ``expand``: ``y -> (q, v)``."""
-        jac, acc_map, forcing, others = self.apply, self.acc_map, self.forcing, self.others
-        lo, hi = self.nr, 2 * self.nr
-        base = self.f0 if lag is None else self.f0 - lag
-        # Within one internal step the inputs and memories are fixed, so the forcing is a
-        # function of t alone: stages at the same time (RK4's two midpoints) share it.
-        last: list = [None, None]
+        with :attr:`others`, ``ctx.vn`` set); ``t_grid`` the newest history time, s;
+        ``lag`` the lagged added-mass force (n,) or ``None``; ``expand``: ``y -> (q, v)``."""
+        return LinearFormRHS(self, ctx, t_grid, lag, expand)
 
-        def rhs(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            if t != last[0]:
-                ctx.t = t
-                ctx.s = t - t_grid
-                total = base
-                for force in forcing:
-                    f = force(ctx)
-                    if f is not None:
-                        total = total + f
-                last[0], last[1] = t, acc_map @ total
-            out = jac(y)
-            out[lo:hi] += last[1]
-            return out
 
-        if not others:
-            return rhs
+class LinearFormRHS(RightHandSide):
+    """``f(t, y) = J y + E g(t)`` (plus the :attr:`LinearForm.others`) for one internal step.
 
-        def rhs_others(t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
-            out = rhs(t, y)
-            stage_context(ctx, t, t_grid, y, expand)
-            total = force_sum(others, ctx)
+    Within one internal step the inputs and memories are fixed, so the forcing is a function
+    of ``t`` alone: stages at the same time (RK4's two midpoints) share it.
+
+    Parameters
+    ----------
+    form
+        The assembled linear form.
+    ctx
+        The shared context, set for the step.
+    t_grid
+        Time of the newest history sample, s.
+    lag
+        The lagged added-mass force ``A_lag q''_prev``, shape (n,), N, or ``None``.
+    expand
+        ``y -> (q, v)``.
+    """
+
+    def __init__(self, form: LinearForm, ctx: Context, t_grid: float,
+                 lag: NDArray[np.float64] | None, expand: Callable) -> None:
+        self.form, self.ctx, self.t_grid, self.expand = form, ctx, t_grid, expand
+        self.base = form.f0 if lag is None else form.f0 - lag
+        self._t_last: float | None = None
+        self._forced = np.zeros(0)
+
+    def __call__(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        form, ctx = self.form, self.ctx
+        lo, hi = form.nr, 2 * form.nr
+        if t != self._t_last:
+            ctx.t = t
+            ctx.s = t - self.t_grid
+            total = self.base
+            for force in form.forcing:
+                f = force(ctx)
+                if f is not None:
+                    total = total + f
+            self._t_last, self._forced = t, form.acc_map @ total
+        out = form.apply(y)
+        out[lo:hi] += self._forced
+        if form.others:
+            stage_context(ctx, t, self.t_grid, y, self.expand)
+            total = force_sum(form.others, ctx)
             if total is not None:
-                out[lo:hi] += acc_map @ total
-            return out
-
-        return rhs_others
+                out[lo:hi] += form.acc_map @ total
+        return out

@@ -12,8 +12,11 @@ step's acceleration). The constraints (``constraints.py``) reduce the coordinate
 reaction is reported as ``F_constraint``. The state vector is ``[q_r, v_r, x_1, x_2...]``
 with ``x_k`` the continuous states of part k.
 
-:class:`Simulator` knows nothing of FMI: the FMU face (``fmi_slave.py``) calls its
-``set_input_vector``, ``step`` and ``output_vector``.
+:class:`Simulator` knows nothing of FMI: the FMU face (``fmi/slave.py``) calls its
+``set_input_vector``, ``step`` and ``output_vector``. Its collaborators are its own typed
+fields: the read-only :class:`~.assembly.Assembly`, the time scheme (which advances the
+simulator through the :class:`~hydrofmu.runtime.schemes.base.SteppedSystem` face below),
+the :class:`~.output_cache.OutputCache` and the :class:`~.tunable.ParameterTuner`.
 """
 
 from __future__ import annotations
@@ -30,12 +33,12 @@ from ..hydrodata.model import HydroData
 from ..linear.model import assemble
 from ..linear.stepper import SinusoidBank
 from ..parameters.checks import check_parameters
-from ..parameters.table import body_names
+from ..parameters.table import ParameterSpec, body_names, config_value
 from ..parts.part import Context, Part
-from ..schemes.base import DIVERGENCE_LIMIT
+from ..schemes.base import DIVERGENCE_LIMIT, Interval, IntervalStepper, grid_tolerance
 from ..schemes.registry import make_scheme
+from ..schemes.right_hand_side import RightHandSide
 from .assembly import Assembly, body_arrays
-from .intervals import interval_stepper
 from .layout import (
     ModelInterface,
     PartSpec,
@@ -46,15 +49,16 @@ from .layout import (
     part_specs,
 )
 from .local_steps import StatePartition
-from .outputs import OutputMap
-from .rhs import RHS, LinearForm, part_sum_rhs
-from .simulator_outputs import SimulatorOutputs
-from .tunable import Tunable
+from .output_cache import OutputCache
+from .outputs import OutputMap, general_outputs
+from .rhs import LinearForm, PartSumRHS
+from .step_rhs import RhsBuilder
+from .tunable import ParameterTuner
 
 __all__ = ["DIVERGENCE_LIMIT", "Simulator"]
 
 
-class Simulator(Tunable, SimulatorOutputs, ModelInterface):
+class Simulator(ModelInterface):
     """Time-domain simulator of one or more bodies in waves.
 
     Parameters
@@ -73,38 +77,44 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
     Attributes
     ----------
     assembly
-        The assembled structure, read-only (:class:`~.assembly.Assembly`): what the output
-        assembly, the linear model and the steppers read.
-    interval_stepper
-        The linear model's map over a communication step chosen for the scheme
-        (``intervals.py``), or ``None`` (internal steps); setting it to ``None`` steps
-        stagewise (comparisons), until a tunable parameter changes.
+        The assembled structure, read-only (:class:`~.assembly.Assembly`: its
+        ``multiplier_map``, ``acc_map``, ``lhs``...), what the output assembly, the linear
+        model and the steppers read.
+    scheme
+        The time scheme, bound to the linear model; it advances the simulator.
+    linear_model, linear_form
+        The linear model (:mod:`hydrofmu.runtime.linear.model`); the assembled
+        ``y' = J y + E g(t)`` (:class:`~.rhs.LinearForm`) or ``None`` (a nonlinear state).
+    output_cache, rhs_builder, tuner, partition
+        The collaborators: :class:`~.output_cache.OutputCache`,
+        :class:`~.step_rhs.RhsBuilder`, :class:`~.tunable.ParameterTuner`, the
+        :class:`~.local_steps.StatePartition` (or ``None``).
+    y, u, time, t0, grid_index, dt, acc_prev
+        The state (n_states,), the inputs (n_in,), the time (s), the start of the run (s),
+        the newest history sample's index, the history grid's step (s), the previous
+        internal step's acceleration (n,) for the lagged added mass.
+    ctx
+        The evaluation context shared by the parts (filled in place).
     """
 
-    def __init__(
-        self,
-        bodies: list[HydroData],
-        config: dict[str, Any],
-        parameters: dict[str, Any] | None = None,
-        *,
-        parts: Sequence[PartSpec] = (),
-    ) -> None:
+    def __init__(self, bodies: list[HydroData], config: dict[str, Any],
+                 parameters: dict[str, Any] | None = None, *,
+                 parts: Sequence[PartSpec] = ()) -> None:
         self.bodies = list(bodies)
         self.config = config
         self.names = body_names(config)
         if len(self.names) != len(self.bodies):
-            raise ConfigError(
-                f"{len(self.names)} bodies configured but {len(self.bodies)} data sets given",
-                value=len(self.bodies),
-            )
+            raise ConfigError(f"{len(self.names)} bodies configured but {len(self.bodies)} "
+                              "data sets given", value=len(self.bodies))
         self.extra_parts = list(parts)
         # The one check (parameters/checks.py): the sizes before anything is allocated,
         # then every entry and the cross-conditions.
-        self.parameters = check_parameters(
-            parameter_table(bodies, config, self.extra_parts), config, parameters)
+        table = parameter_table(bodies, config, self.extra_parts)
+        self.parameters = check_parameters(table, config, parameters)
         self.report: list[str] = []
         self.warnings: list[str] = []
         self._build()
+        self.tuner = ParameterTuner(table, config, self.parts)
 
     @classmethod
     def from_payload(cls, bodies: list[HydroData], config: dict[str, Any],
@@ -149,21 +159,23 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
             added_mass_method=self.added_mass_method, adj_mass_factor=self.adj_mass_factor,
             initial=(q0, self.v0))
         self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
-        self._multiplier_map, self._acc_map, self.lhs = a.multiplier_map, a.acc_map, a.lhs
+        self.lhs = a.lhs
+        self._multiplier_map = a.multiplier_map  # until export/native reads assembly.multiplier_map
         self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
         self.lagged = a.lagged
         self.warnings.extend(asymmetry_warning(a.added))
-        self._stateful = [q for q in self.parts if q.n_states]
-        self._forces = [q.force for q in self.parts if q.active]
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
         self._listening = [q for q in self.parts if type(q).new_inputs is not Part.new_inputs]
         # Local time steps (local_steps.py).
         self.partition = StatePartition.build(self.assembly, self.report)
-        self._ctx = Context()
+        self.ctx = Context()
+        self.rhs_builder = RhsBuilder(self.assembly, self.ctx, self.partition)
+        self.output_cache = OutputCache(len(self.table.outputs), by_parts=self.outputs_by_parts,
+                                        context=self.output_context)
         self.u = np.zeros(len(self.table.inputs))
         self.set_input_vector(self.u)
-        self.initialize(float(cfg["simulation"].get("start_time", 0.0)))
-        self._retuned()
+        self.initialize(float(config_value(cfg, "simulation", "start_time")))
+        self.reassemble()
 
     # ------------------------------------------------------------------ state
     def initialize(self, start_time: float) -> None:
@@ -174,26 +186,18 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
         self.time = self.t0
         self.grid_index = 0
         c = self.constraints
-        parts_x = [p.initial_states() for p in self._stateful]
+        parts_x = [p.initial_states() for p in self.rhs_builder.stateful]
         self.y = np.concatenate([c.reduce(self.q0), c.reduce(self.v0), *parts_x])
         ctx = self._context(self.time, self.y, 0.0)
         for part in self.parts:
             part.start(ctx)
-        self._dirty = True
-        self._out = np.zeros(len(self.table.outputs))
-        self._acc_prev = np.zeros(self.n)
+        self.output_cache.reset()
+        self.acc_prev = np.zeros(self.n)
 
     def grid_tolerance(self, t: float) -> float:
-        """How far (s) a communication time ``t`` may be from a grid time and still be it.
-
-        An importer that computes its times as ``t += h`` adds about one rounding of ``t``
-        per step (measured: 2.2e-8 s after 3 hours of 0.1 s steps, 1.8e-6 s after 30
-        hours): allowed, one ulp of ``t`` per internal step since the start (a bound for
-        steps of at least ``dt``), at least 8 ulps and 1e-9 ``dt``, at most ``dt / 4``.
-        """
-        ulp = math.ulp(t)
-        return min(0.25 * self.dt, max(1e-9 * self.dt,
-                                       ulp * max(8.0, (t - self.t0) / self.dt)))
+        """How far (s) a communication time ``t`` (s) may be from a grid time and still be
+        it (:func:`~hydrofmu.runtime.schemes.base.grid_tolerance`)."""
+        return grid_tolerance(t, self.t0, self.dt)
 
     @property
     def grid_time(self) -> float:
@@ -202,13 +206,9 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
         """Every internal array, copied (the state vector, time, memories, inputs)."""
-        st = {
-            "y": self.y.copy(),
-            "clock": np.array([self.t0, self.time]),
-            "grid_index": np.array([self.grid_index], dtype=np.int64),
-            "u": self.u.copy(),
-            "acc_prev": self._acc_prev.copy(),
-        }
+        st = {"y": self.y.copy(), "clock": np.array([self.t0, self.time]),
+              "grid_index": np.array([self.grid_index], dtype=np.int64),
+              "u": self.u.copy(), "acc_prev": self.acc_prev.copy()}
         for part in self.parts:
             st.update(part.get_memory())
         for k, v in self.scheme.get_state().items():
@@ -219,21 +219,18 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
         """Restore a state saved by :meth:`get_state` (same model and parameters)."""
         y = np.asarray(state["y"], dtype=float)
         if y.shape != self.y.shape:
-            raise ConfigError(
-                f"state vector has shape {y.shape}, this model needs {self.y.shape}",
-                value=y.shape,
-            )
+            raise ConfigError(f"state vector has shape {y.shape}, this model needs "
+                              f"{self.y.shape}", value=y.shape)
         self.y = y.copy()
         self.t0, self.time = (float(x) for x in state["clock"])
         self.grid_index = int(state["grid_index"][0])
         self.set_input_vector(np.asarray(state["u"], dtype=float))
-        self._acc_prev = np.asarray(state["acc_prev"], dtype=float).copy()
+        self.acc_prev = np.asarray(state["acc_prev"], dtype=float).copy()
         for part in self.parts:
             part.set_memory(state)
-        self.scheme.set_state(
-            {k[len("scheme."):]: v for k, v in state.items() if k.startswith("scheme.")}
-        )
-        self._dirty = True
+        self.scheme.set_state({k[len("scheme."):]: v for k, v in state.items()
+                               if k.startswith("scheme.")})
+        self.output_cache.invalidate()
 
     # ------------------------------------------------------------------ dynamics
     def set_input_vector(self, u: NDArray[np.float64]) -> None:
@@ -244,7 +241,7 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
         self.u = u
         total = float(u.sum())  # finite inputs give 0.0 below (or overflow: checked then)
         self._u_finite = total - total == 0.0 or bool(np.isfinite(u).all())
-        self._dirty = True
+        self.output_cache.invalidate()
 
     def _check_inputs(self) -> None:
         if self._u_finite:
@@ -252,17 +249,15 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
         bad = np.flatnonzero(~np.isfinite(self.u))
         names = [p.name for p in self.table.inputs]
         listed = ", ".join(f"{names[i]} = {float(self.u[i])}" for i in bad)
-        raise InputError(
-            f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step is "
-            "refused and the state kept", value=[names[i] for i in bad],
-        )
+        raise InputError(f"non-finite input(s) at t = {self.time:.6g} s: {listed}; the step "
+                         "is refused and the state kept", value=[names[i] for i in bad])
 
     def _context(self, t: float, y: NDArray[np.float64], sn: float,
                  vn: NDArray[np.float64] | None = None,
                  u: NDArray[np.float64] | None = None) -> Context:
         """Fill the shared evaluation context for time ``t``, state ``y`` and inputs ``u``
         (default: the current inputs)."""
-        ctx = self._ctx
+        ctx = self.ctx
         ctx.t, ctx.t0, ctx.sn = t, self.t0, sn
         ctx.s = t - (self.t0 + self.grid_index * self.dt)
         ctx.q, ctx.v = self.constraints.expand_pair(y)
@@ -271,43 +266,46 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
         ctx.y = y
         return ctx
 
-    def _rhs_factory(self, t_n: float, y_n: NDArray[np.float64]) -> RHS:
-        """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (rhs.py): the assembled
-        linear form (plus the stateless parts that are not linear) unless a part with
-        states is not linear or a local-time-step scheme runs; else the sum over the parts."""
-        t_grid = self.grid_time
-        lag = (self.added_lagged @ self._acc_prev) if self.lagged else None
-        ctx = self._ctx
-        ctx.t0, ctx.sn, ctx.u = self.t0, t_n - t_grid, self.u
-        expand = self.constraints.expand_pair
-        ctx.vn = expand(y_n)[1]
-        if self._linear is not None and self.partition is None:
-            rhs = self._linear.rhs(ctx, t_grid, lag, expand)
-        else:
-            rhs = part_sum_rhs(ctx, expand, self._forces, self._stateful, self._acc_map,
-                               self.nr, t_grid, lag)
-            if self.partition is not None:
-                rhs = self.partition.rhs(rhs, ctx, expand, t_grid)
-        if self.scheme.uses_linear_part:  # etdrk4: the assembled linear part (schemes/base)
-            rhs.linear_part = self.linear_model.f  # type: ignore[attr-defined]
-        return rhs
+    def _step_args(self) -> dict[str, Any]:  # the run's values for step_rhs.py
+        return dict(t0=self.t0, t_grid=self.grid_time, u=self.u,
+                    lag=(self.added_lagged @ self.acc_prev) if self.lagged else None)
 
-    def _retuned(self) -> None:
-        """(Re)assemble what the parameters determine: the linear form of the right-hand
-        side, the linear model (its output map, if linear) and the interval stepper of the
-        linear model (intervals.py: exact, or a Runge-Kutta scheme's map; exact refuses a
-        model it cannot step)."""
-        self._linear = LinearForm.assemble(self.parts, self.constraints.basis, self._acc_map,
-                                           self.assembly.n_states)
+    def part_sum(self, t_n: float, y_n: NDArray[np.float64]) -> PartSumRHS:
+        """``f(t, y)`` for the internal step from ``(t_n, y_n)`` (s, state) as the sum over
+        the parts, whatever the model (what the linear form is checked against)."""
+        return self.rhs_builder.part_sum(t_n, y_n, **self._step_args())
+
+    def right_hand_side(self, t_n: float, y_n: NDArray[np.float64]) -> RightHandSide:
+        """``f(t, y)`` for the internal step from ``(t_n, y_n)``
+        (:meth:`~.step_rhs.RhsBuilder.build`: by :attr:`linear_form` if not ``None``)."""
+        return self.rhs_builder.build(
+            t_n, y_n, linear_form=self.linear_form, **self._step_args(),
+            linear_part=self.linear_model.f if self.scheme.uses_linear_part else None)
+
+    def reassemble(self) -> None:
+        """(Re)assemble what the parameters determine: the linear form, the linear model
+        (its output map) and the scheme's binding to it (``TimeScheme.bind``)."""
+        self.linear_form = LinearForm.assemble(self.parts, self.constraints.basis,
+                                               self.assembly.acc_map, self.assembly.n_states)
         self.linear_model = assemble(self.assembly)
         self.sinusoids = SinusoidBank(self.linear_model.omega)
-        self._output_map = None if self.partition is not None else OutputMap.build(
-            self.assembly, self.linear_model, self.sinusoids, reference=self._part_outputs,
-            context=self._output_context, t0=self.t0, warnings=self.warnings)
-        self.interval_stepper = interval_stepper(
-            self.scheme, self.linear_model, dt=self.dt, bank=self.sinusoids, t0=self.t0,
-            added_mass_method=self.added_mass_method, local_steps=self.partition is not None)
-        self._dirty = True
+        self.output_cache.output_map = None if self.partition is not None else OutputMap.build(
+            self.assembly, self.linear_model, self.sinusoids, reference=self.outputs_by_parts,
+            context=self.output_context, t0=self.t0, warnings=self.warnings)
+        self.scheme.bind(self.linear_model, dt=self.dt, bank=self.sinusoids, t0=self.t0,
+                         added_mass_method=self.added_mass_method,
+                         local_steps=self.partition is not None)
+        self.output_cache.invalidate()
+
+    @property
+    def interval_stepper(self) -> IntervalStepper | None:
+        """The scheme's ``interval_map``, or ``None`` (internal steps); setting it to ``None``
+        steps stagewise (comparisons), until a tunable parameter changes."""
+        return self.scheme.interval_map
+
+    @interval_stepper.setter
+    def interval_stepper(self, stepper: IntervalStepper | None) -> None:
+        self.scheme.interval_map = stepper
 
     def step(self, t: float, h: float) -> None:
         """Advance from ``t`` to ``t + h`` (s) with internal steps of at most ``dt``.
@@ -318,70 +316,84 @@ class Simulator(Tunable, SimulatorOutputs, ModelInterface):
         if not (math.isfinite(h) and h > 0.0):
             raise IntegrationError(f"communication step must be > 0, got {h!r}", value=h)
         if abs(t - self.time) > 1e-9 * max(1.0, abs(t)) + 1e-12:
-            raise IntegrationError(
-                f"doStep from t = {t!r} s but the model is at t = {self.time!r} s", value=t,
-            )
+            raise IntegrationError(f"doStep from t = {t!r} s but the model is at "
+                                   f"t = {self.time!r} s", value=t)
         self._check_inputs()
-        t_end = t + h
-        # exact, or a Runge-Kutta map of a linear model (intervals.py): the new state is
-        # committed here; nothing changed when it raises. None: stagewise.
-        stepper = self.interval_stepper
-        done = None if stepper is None else stepper.advance(
-            self.y, self.u, t0=self.t0, time=self.time, grid_index=self.grid_index,
-            t_end=t_end, eps=self.grid_tolerance(t_end))
-        if done is None:
-            self.advance_stagewise(t_end)
-        else:
-            self.y, self.time, self.grid_index = done
-        self._dirty = True
+        self.scheme.advance(self, t + h)  # by its map, or internal steps (the hooks below)
+        self.output_cache.invalidate()
 
-    def advance_stagewise(self, t_end: float) -> None:
-        """Advance to ``t_end`` (s) by the scheme's internal steps; restored to the start
-        when it raises :class:`IntegrationError`."""
-        saved = self.get_state()
-        try:
-            self._advance(t_end)
-        except IntegrationError:
-            self.set_state(saved)
-            raise
+    # ------------------------------------------------------------------ the scheme's hooks
+    def start_on_grid(self) -> None:
+        """Step from the grid time itself (the importer's round-off absorbed, so that every
+        internal step is ``dt``); the parts that listen take the new inputs."""
+        self.time = self.grid_time
+        ctx = self._context(self.time, self.y, 0.0)
+        for part in self._listening:
+            part.new_inputs(ctx)
 
-    def _advance(self, t_end: float) -> None:
-        eps = self.grid_tolerance(t_end)
-        if abs(self.time - self.grid_time) <= eps:
-            # On the grid up to the importer's round-off: step from the grid time itself,
-            # so that every internal step is dt (the round-off is absorbed, not stepped).
+    def accept_step(self, y: NDArray[np.float64], time: float, on_grid: bool) -> None:
+        """Commit an internal step's state ``y`` at ``time`` (s); ``on_grid``: the step
+        ends on the next grid time, where the parts commit their memories."""
+        self.y = y
+        self.time = time
+        if self.lagged:
+            self.acc_prev = self._acceleration(self.time, self.y)
+        if on_grid:
+            self.grid_index += 1
             self.time = self.grid_time
             ctx = self._context(self.time, self.y, 0.0)
-            for part in self._listening:
-                part.new_inputs(ctx)
-        while self.time < t_end - eps:
-            t_grid_next = self.t0 + (self.grid_index + 1) * self.dt
-            on_grid = t_grid_next <= t_end + eps
-            t_next = t_grid_next if on_grid else t_end
-            h = t_next - self.time
-            rhs = self._rhs_factory(self.time, self.y)
-            y_new = self.scheme.step(rhs, self.time, self.y, h)
-            if np.max(np.abs(y_new)) > DIVERGENCE_LIMIT:
-                raise IntegrationError(
-                    f"the solution diverges at t = {t_next:.6g} s with time scheme '"
-                    f"{self.scheme.label}' (h = {h:.3g} s, |state| = {np.max(np.abs(y_new)):.3g}"
-                    f" > {DIVERGENCE_LIMIT:g}); reduce max_internal_step or use an implicit "
-                    "scheme (e.g. midpoint5), and check the mass, stiffness and damping data",
-                    value=t_next)
-            self.y = y_new
-            self.time = t_next
-            if self.lagged:
-                self._acc_prev = self._acceleration(self.time, self.y)
-            if on_grid:
-                self.grid_index += 1
-                self.time = self.grid_time
-                ctx = self._context(self.time, self.y, 0.0)
-                for part in self._committing:
-                    part.commit(ctx)
-        # Ended on the grid: the time stays the grid time, where the state is (the importer's
-        # t_end differs by round-off, within grid_tolerance; step() accepts it next).
+            for part in self._committing:
+                part.commit(ctx)
+
+    def accept_interval(self, interval: Interval) -> None:
+        """Commit the end of an interval taken by the scheme's map."""
+        self.y, self.time, self.grid_index = interval
 
     def _acceleration(self, t: float, y: NDArray[np.float64]) -> NDArray[np.float64]:
         """q'' at (t, y) with the current inputs and lagged acceleration, shape (n,)."""
-        y_dot = self._rhs_factory(t, y)(t, y)
+        y_dot = self.right_hand_side(t, y)(t, y)
         return self.constraints.basis @ y_dot[self.nr : 2 * self.nr]
+
+    # ------------------------------------------------------------------ outputs
+    def output_context(self, t: float, y: NDArray[np.float64], u: NDArray[np.float64]) -> Context:
+        """The context of the outputs at ``(t, y, u)`` (off the history grid's time)."""
+        return self._context(t, y, t - self.grid_time, u=u)
+
+    def outputs_by_parts(self, t: float, y: NDArray[np.float64],
+                         u: NDArray[np.float64]) -> NDArray[np.float64]:
+        """All outputs at ``(t, y, u)`` asked of the parts one by one (outputs.py), shape
+        (n_out,); on the history grid the parts that listen to new inputs take them first."""
+        if t - self.grid_time <= 1e-9 * self.dt:
+            ctx = self._context(t, y, 0.0, u=u)
+            for part in self._listening:
+                part.new_inputs(ctx)
+        return general_outputs(self.assembly, self.output_context(t, y, u), self.acc_prev)
+
+    @property
+    def output_map(self) -> OutputMap | None:
+        """The linear output map the outputs come from, or ``None`` (part by part: a model
+        not linear, local time steps, or a map that failed its check, in ``warnings``)."""
+        return self.output_cache.output_map
+
+    def part_outputs(self) -> NDArray[np.float64]:
+        """All outputs now, asked of the parts one by one, shape (n_out,)."""
+        return self.outputs_by_parts(self.time, self.y, self.u)
+
+    def output_vector(self) -> NDArray[np.float64]:
+        """All outputs at the current time with the current inputs (order of output_names)."""
+        return self.output_cache.vector(self.time, self.y, self.u, self.t0, self._u_finite)
+
+    # ------------------------------------------------------------------ parameters
+    def parameter_specs(self) -> dict[str, ParameterSpec]:
+        """The model's parameter table by name."""
+        return self.tuner.specs
+
+    def set_parameter(self, name: str, value: Any) -> Any:
+        """Change the ``tunable`` parameter ``name`` (e.g. ``"pto.float.damping"``) to
+        ``value`` (in its unit) between steps; it acts from the next step on, states,
+        memories and time kept. Returns the validated value; :class:`ConfigError` for an
+        unknown or ``fixed`` parameter or a value the table refuses (nothing changed;
+        :meth:`~.tunable.ParameterTuner.tune`)."""
+        v, self.parameters = self.tuner.tune(name, value, self.parameters)
+        self.reassemble()  # the linear model, its output map, the scheme's binding
+        return v

@@ -1,5 +1,6 @@
 """Tunable parameters: a change between steps, validated by the parameter table and taken
-by the parts that use it (:meth:`hydrofmu.runtime.parts.part.Part.set_parameter`).
+by the parts that use it (:meth:`hydrofmu.runtime.parts.part.Part.set_parameter`):
+:class:`ParameterTuner`, owned by the simulator.
 
 A parameter is tunable when its :class:`~hydrofmu.runtime.parameters.table.ParameterSpec` says
 ``tunable=True`` (the FMU declares it ``variability="tunable"``); every other one is
@@ -10,43 +11,46 @@ Run-time module: numpy and the standard library only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import ConfigError, did_you_mean
 from ..parameters.checks import check_parameters
 from ..parameters.table import ParameterSpec
-from .layout import parameter_table
+from ..parts.part import Part
 
 
-class Tunable:
-    """Mixin of :class:`~hydrofmu.runtime.simulator.simulator.Simulator`: :meth:`set_parameter`.
+class ParameterTuner:
+    """Checks a new value of a tunable parameter and hands it to the parts.
 
-    Uses the simulator's ``bodies``, ``config``, ``extra_parts``, ``parameters`` (the
-    validated values, updated here) and ``parts``.
+    Parameters
+    ----------
+    table
+        The model's parameter table (:func:`~.layout.parameter_table`).
+    config
+        The resolved configuration (the cross-conditions read it).
+    parts
+        The model's built parts.
+
+    Attributes
+    ----------
+    specs
+        The parameter table by name.
+    config, parts
+        As given.
     """
 
-    bodies: list[Any]
-    config: dict[str, Any]
-    extra_parts: list[Any]
-    parameters: dict[str, Any]
-    parts: list[Any]
-    scheme: Any
-    _dirty: bool
+    def __init__(self, table: Sequence[ParameterSpec], config: dict[str, Any],
+                 parts: Sequence[Part]) -> None:
+        self.specs: dict[str, ParameterSpec] = {p.name: p for p in table}
+        self.config = config
+        self.parts = list(parts)
 
-    def parameter_specs(self) -> dict[str, ParameterSpec]:
-        """The model's parameter table by name (built once)."""
-        cache = getattr(self, "_parameter_specs", None)
-        if cache is None:
-            table = parameter_table(self.bodies, self.config, self.extra_parts)
-            cache = self._parameter_specs = {p.name: p for p in table}
-        return cache
-
-    def set_parameter(self, name: str, value: Any) -> Any:
-        """Change a ``tunable`` parameter between steps; it acts from the next step on.
-
-        The value goes through the parameter table (its entry's check and bounds, then the
-        cross-conditions with every other current value); the parts that use it take it.
-        States, memories and time are kept.
+    def tune(self, name: str, value: Any, current: dict[str, Any]
+             ) -> tuple[Any, dict[str, Any]]:
+        """Check ``value`` for the tunable parameter ``name`` against the table (its entry's
+        check and bounds, then the cross-conditions with the ``current`` values) and hand it
+        to the parts that use it.
 
         Parameters
         ----------
@@ -54,10 +58,13 @@ class Tunable:
             FMU parameter name, e.g. ``"pto.float.damping"``.
         value
             New value, in the parameter's unit.
+        current
+            Every parameter's current validated value, by name (not changed).
 
         Returns
         -------
-        The validated value.
+        value, values
+            The validated value, and every parameter's value with it.
 
         Raises
         ------
@@ -65,7 +72,7 @@ class Tunable:
             An unknown or ``fixed`` parameter, or a value the table refuses; nothing is
             changed.
         """
-        specs = self.parameter_specs()
+        specs = self.specs
         spec = specs.get(name)
         if spec is None:
             hint = did_you_mean(name, list(specs))
@@ -74,17 +81,10 @@ class Tunable:
             tunable = ", ".join(n for n, p in specs.items() if p.tunable)
             raise ConfigError(f"parameter {name!r} is fixed: it cannot be changed after "
                               f"initialization (tunable: {tunable})", value=name)
-        values = check_parameters(list(specs.values()), self.config,
-                                  {**self.parameters, name: value})
+        values = check_parameters(list(specs.values()), self.config, {**current, name: value})
         v = values[name]
         taken = [part.set_parameter(name, v) for part in self.parts]
         if not any(taken):  # pragma: no cover - a table entry without its part is a bug
             raise ConfigError(f"no part of the model takes the tunable parameter {name!r}",
                               value=name)
-        self.parameters = values
-        self._retuned()  # the linear model, its output map, the scheme's binding
-        return v
-
-    def _retuned(self) -> None:
-        """Assemble again what depends on the parameters (the simulator's job)."""
-        raise NotImplementedError
+        return v, values
