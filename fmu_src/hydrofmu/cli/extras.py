@@ -5,8 +5,16 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any, Protocol
 
 from .early_checks import check_bem_arguments, check_sweep_arguments
+
+
+class SubParsers(Protocol):
+    """What the command line's subparsers offer here: ``add_parser`` (the object
+    ``argparse.ArgumentParser.add_subparsers`` returns)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser: ...
 
 
 def _bem(args: argparse.Namespace) -> int:
@@ -27,7 +35,7 @@ def _bem(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_bem_parser(sub: argparse._SubParsersAction) -> None:
+def add_bem_parser(sub: SubParsers) -> None:
     """Add ``hydrofmu bem`` to the command line's subparsers."""
     e = sub.add_parser("bem", help="solve a [bem] table with Capytaine, write its NetCDF")
     e.add_argument("config", help="TOML file with a [bem] table")
@@ -55,7 +63,7 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_sweep_parser(sub: argparse._SubParsersAction) -> None:
+def add_sweep_parser(sub: SubParsers) -> None:
     """Add ``hydrofmu sweep`` to the command line's subparsers."""
     w = sub.add_parser("sweep", help="run the FMU over a table of sea states on Dask")
     w.add_argument("config", help="TOML configuration file")
