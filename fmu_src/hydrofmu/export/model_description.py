@@ -4,7 +4,7 @@ pythonfmu 0.7.0 writes no units, no ``UnitDefinitions``, ``Outputs`` without
 ``dependencies`` (so importers assume that every output depends on every input) and no
 ``InitialUnknowns``; ``fmpy.validate.validate_fmu`` then reports problems. This module adds
 them from what the FMU slave knows
-(:meth:`hydrofmu.runtime.fmi.variables.FmiVariables.interface_metadata`)
+(:meth:`hydrofmu.runtime.fmi.variables.VariableTable.interface_metadata`)
 and rewrites the file inside the built ``.fmu``.
 
 Build time only (uses nothing beyond the standard library).

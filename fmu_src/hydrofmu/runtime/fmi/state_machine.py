@@ -33,6 +33,7 @@ STEP_FAILED = "step failed"
 TERMINATED = "terminated"
 ERROR = "error"
 
+#: The FMI 2.0 co-simulation states this table knows, in their life-cycle order.
 STATES = (INSTANTIATED, INITIALIZATION_MODE, STEP_COMPLETE, STEP_FAILED, TERMINATED, ERROR)
 
 #: FMI name of every call the Python slave receives.

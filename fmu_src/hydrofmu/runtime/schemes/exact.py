@@ -120,7 +120,7 @@ class Exact(TimeScheme):
         ------
         IntegrationError
             The state diverges (the system unchanged), or no linear model was bound
-            (:attr:`~hydrofmu.runtime.schemes.base.TimeScheme.interval_map` is ``None``).
+            (``TimeScheme.interval_map`` is ``None``).
         """
         if not self.advance_by_map(system, t_end):
             raise IntegrationError(

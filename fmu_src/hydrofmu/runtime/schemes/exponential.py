@@ -64,7 +64,7 @@ class ExponentialRK4(StagewiseScheme):
     """Krogstad's exponential Runge-Kutta scheme of order 4 (see the module docstring).
 
     ``F`` is the right-hand side's
-    :attr:`~hydrofmu.runtime.schemes.right_hand_side.RightHandSide.linear_part` (the
+    ``RightHandSide.linear_part`` (the
     simulator's assembled linear part); without it (or of another size) ``F = 0`` and it
     is the classical RK4.
     """
