@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -23,12 +25,14 @@ from binary_symbols import macho_exports, pe_exports
 from hydrofmu.cli import main as cli_main
 from hydrofmu.config.configuration import default_config, default_config_data, load_config, resolve
 from hydrofmu.export.native import build_native_fmu
+from hydrofmu.export.native.compile import C_SOURCES, SOURCES
 from hydrofmu.runtime.errors import ConfigError, ExportError
 from native_helpers import (
     build_pair,
     compare,
     compile_host,
     fuzz_in_fmpy,
+    helpers_library,
     host_run,
     interface,
     peak_error,
@@ -227,9 +231,9 @@ def test_same_interface_as_the_python_fmu_and_valid(sphere: tuple[Path, Path]) -
     assert [v[6] for v in nat if v[0] == "wave.height"] == ["tunable"]
     assert [v[1] for v in nat if v[0] in ("wave.height", "wave.period")] == ["0", "1"]
     files = [f.get("name") for f in trees[1].find("CoSimulation/SourceFiles")]
-    assert files == ["hydrofmu_native.c"]
+    assert files == list(C_SOURCES)
     names = zipfile.ZipFile(sphere[1]).namelist()
-    assert {"sources/hydrofmu_native.c", "sources/hydrofmu_native.h",
+    assert {f"sources/{name}" for name in SOURCES} | {
             "resources/model.bin", "binaries/linux64/Sphere.so"} <= set(names)
     assert not [n for n in names if n.endswith(".py")]
 
@@ -294,17 +298,27 @@ FMI2_CS_FUNCTIONS = {
         "GetIntegerStatus GetBooleanStatus GetStringStatus").split()}
 
 
-def test_windows_and_macos_binaries_export_every_fmi2_function(
-        sphere: tuple[Path, Path]) -> None:
-    """The win64 DLL and both slices of the universal macOS library (cross-compiled with
-    the ziglang wheel) export all 34 FMI 2.0 co-simulation functions."""
+def test_binaries_export_the_fmi2_functions_only(sphere: tuple[Path, Path],
+                                                tmp_path: Path) -> None:
+    """The linux64 library, the win64 DLL and both slices of the universal macOS library
+    (cross-compiled with the ziglang wheel) export all 34 FMI 2.0 co-simulation functions
+    and nothing else: the runtime's hfn_* helpers stay hidden, so two FMUs in one process
+    never bind to each other's."""
     z = zipfile.ZipFile(sphere[1])
     dll = pe_exports(z.read("binaries/win64/Sphere.dll"))
-    assert FMI2_CS_FUNCTIONS <= dll, FMI2_CS_FUNCTIONS - dll
+    assert dll == FMI2_CS_FUNCTIONS, dll ^ FMI2_CS_FUNCTIONS
     slices = macho_exports(z.read("binaries/darwin64/Sphere.dylib"))
     assert set(slices) == {"x86_64", "arm64"}
     for arch, names in slices.items():
-        assert FMI2_CS_FUNCTIONS <= names, (arch, FMI2_CS_FUNCTIONS - names)
+        assert names == FMI2_CS_FUNCTIONS, (arch, names ^ FMI2_CS_FUNCTIONS)
+    if shutil.which("nm") is None:
+        pytest.skip("no nm to list the linux64 library's dynamic symbols")
+    so = tmp_path / "Sphere.so"
+    so.write_bytes(z.read("binaries/linux64/Sphere.so"))
+    listing = subprocess.run(["nm", "-D", "--defined-only", str(so)], capture_output=True,
+                             text=True, check=True).stdout
+    names = {line.split()[-1] for line in listing.splitlines() if line.strip()}
+    assert names == FMI2_CS_FUNCTIONS, names ^ FMI2_CS_FUNCTIONS
 
 
 def test_fmpy_compiles_it_from_its_sources(sphere: tuple[Path, Path], folder: Path,
@@ -328,7 +342,7 @@ def test_fmpy_compiles_it_from_its_sources(sphere: tuple[Path, Path], folder: Pa
     assert err <= 1e-13, f"{name}: {err:.3g}"
 
 
-def test_c_discretisation_equals_python_exact(unpacked: dict[str, Any]) -> None:
+def test_c_discretisation_equals_python_exact(tmp_path: Path) -> None:
     """The runtime's Pade [13/13] scaling and squaring of Van Loan's block (the step
     lengths an importer chooses at run time) against hydrofmu.lti.discretize on a damped
     random system, h from 1e-3 to 50 s. Same algorithm, another block size (the held input
@@ -336,7 +350,7 @@ def test_c_discretisation_equals_python_exact(unpacked: dict[str, Any]) -> None:
     every squaring adds up) of max|.|; 1e-12 allowed."""
     from hydrofmu.runtime.linear.lti import discretize
 
-    lib = ctypes.CDLL(unpacked["binary"])
+    lib = ctypes.CDLL(str(helpers_library(tmp_path / "helpers.so")))
     fn = lib.hfn_discretize
     fn.restype = ctypes.c_int
     dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")

@@ -43,7 +43,7 @@ from ...runtime.errors import ExportError
 from ...runtime.version import __version__
 from .assemble import native_model, refusal
 from .blob import write_blob
-from .compile import RUNTIME_DIR, SOURCES, compile_all
+from .compile import C_SOURCES, RUNTIME_DIR, SOURCES, compile_all
 
 #: Model file of the native runtime inside ``resources``.
 NATIVE_MODEL_FILE = "model.bin"
@@ -171,7 +171,8 @@ def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ..
     for child in list(cs):
         cs.remove(child)
     files = ET.SubElement(cs, "SourceFiles")
-    ET.SubElement(files, "File", name=SOURCES[0])
+    for name in C_SOURCES:
+        ET.SubElement(files, "File", name=name)
     for v in root.find("ModelVariables"):
         if v.get("variability") == "tunable" and v.get("name") not in tunable:
             v.set("variability", "fixed")
