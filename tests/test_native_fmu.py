@@ -208,12 +208,15 @@ def test_sanitizers_find_nothing(unpacked: dict[str, Any], tmp_path: Path) -> No
 
 def test_same_interface_as_the_python_fmu_and_valid(sphere: tuple[Path, Path]) -> None:
     """fmpy validates the native FMU; its variables are the Python FMU's (names, value
-    references, causalities, units, start values) except the tunable parameters, declared
-    fixed, and time_scheme = exact; the C runtime is listed in <SourceFiles> and shipped."""
+    references, causalities, units, start values, bounds, descriptions; the same output
+    dependencies, initial unknowns, units and default experiment), written without
+    pythonfmu, except the tunable parameters, declared fixed, and time_scheme = exact; the
+    C runtime is listed in <SourceFiles> and shipped."""
     assert validate_fmu(str(sphere[1])) == []
     trees = [ET.fromstring(zipfile.ZipFile(f).read("modelDescription.xml")) for f in sphere]
     py, nat = ([(v.get("name"), v.get("valueReference"), v.get("causality"),
-                 v[0].tag, v[0].get("unit"), v[0].get("start"), v.get("variability"))
+                 v[0].tag, v[0].get("unit"), v[0].get("start"), v.get("variability"),
+                 v[0].get("min"), v[0].get("max"), v.get("description"), v.get("initial"))
                 for v in t.find("ModelVariables")] for t in trees)
     assert len(py) == len(nat)
     tunable = 0
@@ -224,11 +227,13 @@ def test_same_interface_as_the_python_fmu_and_valid(sphere: tuple[Path, Path]) -
         if a[6] == "tunable" and a[0] != "wave.height":
             tunable += 1
             assert b[6] == "fixed"
-            a = a[:6]
-            b = b[:6]
+            a = a[:6] + a[7:]
+            b = b[:6] + b[7:]
         assert a == b
     assert tunable >= 1  # wave.ramp_time at least
     assert [v[6] for v in nat if v[0] == "wave.height"] == ["tunable"]
+    for tag in ("ModelStructure", "UnitDefinitions", "DefaultExperiment"):
+        assert (ET.tostring(trees[0].find(tag)) == ET.tostring(trees[1].find(tag))), tag
     assert [v[1] for v in nat if v[0] in ("wave.height", "wave.period")] == ["0", "1"]
     files = [f.get("name") for f in trees[1].find("CoSimulation/SourceFiles")]
     assert files == list(C_SOURCES)
@@ -236,6 +241,44 @@ def test_same_interface_as_the_python_fmu_and_valid(sphere: tuple[Path, Path]) -
     assert {f"sources/{name}" for name in SOURCES} | {
             "resources/model.bin", "binaries/linux64/Sphere.so"} <= set(names)
     assert not [n for n in names if n.endswith(".py")]
+
+
+def test_no_python_fmu_is_built_on_the_way(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    """The native build assembles the model in memory: with the Python FMU's builder, its
+    payload writer and pythonfmu's builder made to fail, the native FMU still builds and
+    validates, no temporary folder of a Python FMU build is made, and the FMU holds no
+    Python payload."""
+    import tempfile
+
+    from pythonfmu.builder import FmuBuilder
+
+    import hydrofmu.export.fmu as python_fmu
+    import hydrofmu.runtime.hydrodata.store as store
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a Python FMU is being built")
+
+    monkeypatch.setattr(python_fmu, "build_fmu", refuse)
+    monkeypatch.setattr(store, "save_model", refuse)
+    monkeypatch.setattr(FmuBuilder, "build_FMU", staticmethod(refuse))
+    made: list[str] = []
+    mkdtemp = tempfile.mkdtemp
+
+    def watched(*args: Any, **kwargs: Any) -> str:
+        path = mkdtemp(*args, **kwargs)
+        made.append(Path(path).name)
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", watched)
+    bodies, config = default_config(radiation={"method": "state_space"})
+    fmu = build_native_fmu(bodies, config, tmp_path / "InMemory.fmu", model_name="InMemory",
+                           platforms=("linux64",))
+    assert any(name.startswith("hydrofmu_native_") for name in made), made
+    assert not [name for name in made if name.startswith("hydrofmu_build_")], made
+    names = zipfile.ZipFile(fmu).namelist()
+    assert "resources/model.bin" in names
+    assert not [n for n in names if n.endswith((".npz", ".py"))], names
 
 
 def test_nonlinear_parts_are_refused_naming_them(folder: Path) -> None:

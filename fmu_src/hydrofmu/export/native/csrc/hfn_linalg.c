@@ -144,26 +144,12 @@ static void cdiv(double a, double b, double c, double d, double *re, double *im)
     }
 }
 
-int hfn_particular(int n, const double *f, double w, const double *b_re, const double *b_im,
-                   double *x_re, double *x_im, double *work, int *ipiv) {
-    double *ar = work, *ai = work + (size_t)n * n, anorm = 0.0, tiny;
+/* Gaussian elimination of (ar + i ai) x = (x_re + i x_im) in place, rows swapped for the
+ * largest |re| + |im| pivot; -1 when a pivot is not above tiny (singular to working
+ * precision: a resonance). */
+static int complex_eliminate(int n, double *ar, double *ai, double *x_re, double *x_im,
+                             double tiny) {
     int i, j, l;
-    (void)ipiv; /* rows are swapped in place */
-    for (i = 0; i < n; i++) {
-        for (j = 0; j < n; j++) {
-            ar[(size_t)i * n + j] = -f[(size_t)i * n + j];
-            ai[(size_t)i * n + j] = 0.0;
-        }
-        ai[(size_t)i * n + i] = w;
-        x_re[i] = b_re[i]; x_im[i] = b_im[i];
-    }
-    for (j = 0; j < n; j++) { /* ||A||_1 with |z| <= |re| + |im| */
-        double col = 0.0;
-        for (i = 0; i < n; i++) col += fabs(ar[(size_t)i * n + j]) + fabs(ai[(size_t)i * n + j]);
-        if (col > anorm) anorm = col;
-    }
-    if (!isfinite(anorm)) return -1;
-    tiny = (double)n * DBL_EPSILON * anorm;
     for (l = 0; l < n; l++) {
         int p = l;
         double best = fabs(ar[(size_t)l * n + l]) + fabs(ai[(size_t)l * n + l]);
@@ -199,7 +185,14 @@ int hfn_particular(int n, const double *f, double w, const double *b_re, const d
             x_im[i] -= mr * x_im[l] + mi * x_re[l];
         }
     }
-    for (i = n - 1; i >= 0; i--) { /* back substitution */
+    return 0;
+}
+
+/* Back substitution of the eliminated system; -1 when the solution is not finite. */
+static int complex_back_substitute(int n, const double *ar, const double *ai, double *x_re,
+                                   double *x_im) {
+    int i, j;
+    for (i = n - 1; i >= 0; i--) {
         double sr = x_re[i], si = x_im[i];
         for (j = i + 1; j < n; j++) {
             double ur = ar[(size_t)i * n + j], ui = ai[(size_t)i * n + j];
@@ -210,4 +203,28 @@ int hfn_particular(int n, const double *f, double w, const double *b_re, const d
         if (!isfinite(x_re[i]) || !isfinite(x_im[i])) return -1;
     }
     return 0;
+}
+
+int hfn_particular(int n, const double *f, double w, const double *b_re, const double *b_im,
+                   double *x_re, double *x_im, double *work, int *ipiv) {
+    double *ar = work, *ai = work + (size_t)n * n, anorm = 0.0, tiny;
+    int i, j;
+    (void)ipiv; /* rows are swapped in place */
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            ar[(size_t)i * n + j] = -f[(size_t)i * n + j];
+            ai[(size_t)i * n + j] = 0.0;
+        }
+        ai[(size_t)i * n + i] = w;
+        x_re[i] = b_re[i]; x_im[i] = b_im[i];
+    }
+    for (j = 0; j < n; j++) { /* ||A||_1 with |z| <= |re| + |im| */
+        double col = 0.0;
+        for (i = 0; i < n; i++) col += fabs(ar[(size_t)i * n + j]) + fabs(ai[(size_t)i * n + j]);
+        if (col > anorm) anorm = col;
+    }
+    if (!isfinite(anorm)) return -1;
+    tiny = (double)n * DBL_EPSILON * anorm;
+    if (complex_eliminate(n, ar, ai, x_re, x_im, tiny) != 0) return -1;
+    return complex_back_substitute(n, ar, ai, x_re, x_im);
 }
