@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...runtime.errors import ExportError
+from ...runtime.errors import ExportError, HydroFMUError
 from ...runtime.hydrodata.model import HydroData
 from ...runtime.linear.model import assemble
 from ...runtime.parameters.table import ParameterSpec, config_value
@@ -74,12 +74,29 @@ def payload_model(bodies: Sequence[HydroData], config: dict[str, Any]
 
 def build_simulator(bodies: list[HydroData], config: dict[str, Any]) -> Simulator:
     """The simulator of the model with its default parameters, initialized at the
-    configuration's start time."""
+    configuration's start time.
+
+    Raises
+    ------
+    ConfigError
+        A parameter's default is refused (the one check of the parameters).
+    ExportError
+        The model does not initialize with its default parameters (as
+        :func:`~hydrofmu.export.fmu.build_fmu` says it).
+    """
+    from ...runtime.parameters.checks import check_parameters
     from ...runtime.simulator.layout import parameter_table
 
-    parameters = {p.name: p.start for p in parameter_table(bodies, config)}
-    sim = Simulator(bodies, config, parameters)
-    sim.initialize(float(config_value(config, "simulation", "start_time")))
+    table = parameter_table(bodies, config)
+    check_parameters(table, config)
+    try:
+        sim = Simulator(bodies, config, {p.name: p.start for p in table})
+        sim.initialize(float(config_value(config, "simulation", "start_time")))
+    except ExportError:
+        raise
+    except HydroFMUError as exc:
+        raise ExportError(f"the model does not initialize with its default parameters: "
+                          f"{exc}", value=str(exc)) from exc
     return sim
 
 
