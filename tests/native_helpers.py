@@ -18,6 +18,7 @@ import numpy as np
 
 import hydrofmu
 from hydrofmu.export.native import build_native_fmu
+from hydrofmu.export.native.compile import C_SOURCES, compile_library
 
 DRIVER = Path(__file__).parent / "native_driver.py"
 FUZZ_DRIVER = Path(__file__).parent / "fuzz_driver.py"
@@ -98,16 +99,27 @@ def interface(fmu: Path, input_name: str) -> dict[str, Any]:
 
 
 def compile_host(out: Path, *flags: str, direct: bool = False) -> Path:
-    """The C host, warnings as errors; ``direct`` links the runtime's source in."""
+    """The C host, warnings as errors; ``direct`` links the runtime's sources in."""
     sources = [str(HOST_SOURCE)]
     if direct:
-        sources.append(str(RUNTIME / "hydrofmu_native.c"))
+        sources.extend(str(RUNTIME / name) for name in C_SOURCES)
     cmd = ["gcc", "-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME}",
            *flags, *(["-DDIRECT_LINK"] if direct else []), "-o", str(out), *sources, "-lm",
            "-ldl"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     return out
+
+
+def helpers_library(out: Path) -> Path:
+    """The runtime compiled with its internal ``hfn_*`` helpers exported (``HFN_HIDDEN``
+    defined empty, default visibility), for the tests that call them through ctypes; the
+    shipped library exports the fmi2* functions only."""
+    from hydrofmu.export.python_binary import c_compiler
+
+    compiler = c_compiler()
+    assert compiler is not None, "no C compiler"
+    return compile_library(compiler, out, extra=("-DHFN_HIDDEN=", "-fvisibility=default"))
 
 
 def host_run(host: Path, mode: str, info: dict[str, Any], dt: float, steps: int,

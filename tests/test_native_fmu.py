@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -23,12 +25,14 @@ from binary_symbols import macho_exports, pe_exports
 from hydrofmu.cli import main as cli_main
 from hydrofmu.config.configuration import default_config, default_config_data, load_config, resolve
 from hydrofmu.export.native import build_native_fmu
+from hydrofmu.export.native.compile import C_SOURCES, SOURCES
 from hydrofmu.runtime.errors import ConfigError, ExportError
 from native_helpers import (
     build_pair,
     compare,
     compile_host,
     fuzz_in_fmpy,
+    helpers_library,
     host_run,
     interface,
     peak_error,
@@ -204,12 +208,15 @@ def test_sanitizers_find_nothing(unpacked: dict[str, Any], tmp_path: Path) -> No
 
 def test_same_interface_as_the_python_fmu_and_valid(sphere: tuple[Path, Path]) -> None:
     """fmpy validates the native FMU; its variables are the Python FMU's (names, value
-    references, causalities, units, start values) except the tunable parameters, declared
-    fixed, and time_scheme = exact; the C runtime is listed in <SourceFiles> and shipped."""
+    references, causalities, units, start values, bounds, descriptions; the same output
+    dependencies, initial unknowns, units and default experiment), written without
+    pythonfmu, except the tunable parameters, declared fixed, and time_scheme = exact; the
+    C runtime is listed in <SourceFiles> and shipped."""
     assert validate_fmu(str(sphere[1])) == []
     trees = [ET.fromstring(zipfile.ZipFile(f).read("modelDescription.xml")) for f in sphere]
     py, nat = ([(v.get("name"), v.get("valueReference"), v.get("causality"),
-                 v[0].tag, v[0].get("unit"), v[0].get("start"), v.get("variability"))
+                 v[0].tag, v[0].get("unit"), v[0].get("start"), v.get("variability"),
+                 v[0].get("min"), v[0].get("max"), v.get("description"), v.get("initial"))
                 for v in t.find("ModelVariables")] for t in trees)
     assert len(py) == len(nat)
     tunable = 0
@@ -220,18 +227,58 @@ def test_same_interface_as_the_python_fmu_and_valid(sphere: tuple[Path, Path]) -
         if a[6] == "tunable" and a[0] != "wave.height":
             tunable += 1
             assert b[6] == "fixed"
-            a = a[:6]
-            b = b[:6]
+            a = a[:6] + a[7:]
+            b = b[:6] + b[7:]
         assert a == b
     assert tunable >= 1  # wave.ramp_time at least
     assert [v[6] for v in nat if v[0] == "wave.height"] == ["tunable"]
+    for tag in ("ModelStructure", "UnitDefinitions", "DefaultExperiment"):
+        assert (ET.tostring(trees[0].find(tag)) == ET.tostring(trees[1].find(tag))), tag
     assert [v[1] for v in nat if v[0] in ("wave.height", "wave.period")] == ["0", "1"]
     files = [f.get("name") for f in trees[1].find("CoSimulation/SourceFiles")]
-    assert files == ["hydrofmu_native.c"]
+    assert files == list(C_SOURCES)
     names = zipfile.ZipFile(sphere[1]).namelist()
-    assert {"sources/hydrofmu_native.c", "sources/hydrofmu_native.h",
+    assert {f"sources/{name}" for name in SOURCES} | {
             "resources/model.bin", "binaries/linux64/Sphere.so"} <= set(names)
     assert not [n for n in names if n.endswith(".py")]
+
+
+def test_no_python_fmu_is_built_on_the_way(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    """The native build assembles the model in memory: with the Python FMU's builder, its
+    payload writer and pythonfmu's builder made to fail, the native FMU still builds and
+    validates, no temporary folder of a Python FMU build is made, and the FMU holds no
+    Python payload."""
+    import tempfile
+
+    from pythonfmu.builder import FmuBuilder
+
+    import hydrofmu.export.fmu as python_fmu
+    import hydrofmu.runtime.hydrodata.store as store
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a Python FMU is being built")
+
+    monkeypatch.setattr(python_fmu, "build_fmu", refuse)
+    monkeypatch.setattr(store, "save_model", refuse)
+    monkeypatch.setattr(FmuBuilder, "build_FMU", staticmethod(refuse))
+    made: list[str] = []
+    mkdtemp = tempfile.mkdtemp
+
+    def watched(*args: Any, **kwargs: Any) -> str:
+        path = mkdtemp(*args, **kwargs)
+        made.append(Path(path).name)
+        return path
+
+    monkeypatch.setattr(tempfile, "mkdtemp", watched)
+    bodies, config = default_config(radiation={"method": "state_space"})
+    fmu = build_native_fmu(bodies, config, tmp_path / "InMemory.fmu", model_name="InMemory",
+                           platforms=("linux64",))
+    assert any(name.startswith("hydrofmu_native_") for name in made), made
+    assert not [name for name in made if name.startswith("hydrofmu_build_")], made
+    names = zipfile.ZipFile(fmu).namelist()
+    assert "resources/model.bin" in names
+    assert not [n for n in names if n.endswith((".npz", ".py"))], names
 
 
 def test_nonlinear_parts_are_refused_naming_them(folder: Path) -> None:
@@ -294,17 +341,33 @@ FMI2_CS_FUNCTIONS = {
         "GetIntegerStatus GetBooleanStatus GetStringStatus").split()}
 
 
-def test_windows_and_macos_binaries_export_every_fmi2_function(
-        sphere: tuple[Path, Path]) -> None:
-    """The win64 DLL and both slices of the universal macOS library (cross-compiled with
-    the ziglang wheel) export all 34 FMI 2.0 co-simulation functions."""
+#: Symbols the Mach-O linker defines in every dynamic library (``__dso_handle``,
+#: ``__mh_dylib_header``, leading underscores stripped), not the runtime's.
+MACHO_LINKER_SYMBOLS = {"dso_handle", "mh_dylib_header"}
+
+
+def test_binaries_export_the_fmi2_functions_only(sphere: tuple[Path, Path],
+                                                tmp_path: Path) -> None:
+    """The linux64 library, the win64 DLL and both slices of the universal macOS library
+    (cross-compiled with the ziglang wheel) export all 34 FMI 2.0 co-simulation functions
+    and nothing else: the runtime's hfn_* helpers stay hidden, so two FMUs in one process
+    never bind to each other's."""
     z = zipfile.ZipFile(sphere[1])
     dll = pe_exports(z.read("binaries/win64/Sphere.dll"))
-    assert FMI2_CS_FUNCTIONS <= dll, FMI2_CS_FUNCTIONS - dll
+    assert dll == FMI2_CS_FUNCTIONS, dll ^ FMI2_CS_FUNCTIONS
     slices = macho_exports(z.read("binaries/darwin64/Sphere.dylib"))
     assert set(slices) == {"x86_64", "arm64"}
-    for arch, names in slices.items():
-        assert FMI2_CS_FUNCTIONS <= names, (arch, FMI2_CS_FUNCTIONS - names)
+    for arch, names in slices.items():  # less the symbols the Mach-O linker defines
+        names = names - MACHO_LINKER_SYMBOLS
+        assert names == FMI2_CS_FUNCTIONS, (arch, names ^ FMI2_CS_FUNCTIONS)
+    if shutil.which("nm") is None:
+        pytest.skip("no nm to list the linux64 library's dynamic symbols")
+    so = tmp_path / "Sphere.so"
+    so.write_bytes(z.read("binaries/linux64/Sphere.so"))
+    listing = subprocess.run(["nm", "-D", "--defined-only", str(so)], capture_output=True,
+                             text=True, check=True).stdout
+    names = {line.split()[-1] for line in listing.splitlines() if line.strip()}
+    assert names == FMI2_CS_FUNCTIONS, names ^ FMI2_CS_FUNCTIONS
 
 
 def test_fmpy_compiles_it_from_its_sources(sphere: tuple[Path, Path], folder: Path,
@@ -328,7 +391,7 @@ def test_fmpy_compiles_it_from_its_sources(sphere: tuple[Path, Path], folder: Pa
     assert err <= 1e-13, f"{name}: {err:.3g}"
 
 
-def test_c_discretisation_equals_python_exact(unpacked: dict[str, Any]) -> None:
+def test_c_discretisation_equals_python_exact(tmp_path: Path) -> None:
     """The runtime's Pade [13/13] scaling and squaring of Van Loan's block (the step
     lengths an importer chooses at run time) against hydrofmu.lti.discretize on a damped
     random system, h from 1e-3 to 50 s. Same algorithm, another block size (the held input
@@ -336,7 +399,7 @@ def test_c_discretisation_equals_python_exact(unpacked: dict[str, Any]) -> None:
     every squaring adds up) of max|.|; 1e-12 allowed."""
     from hydrofmu.runtime.linear.lti import discretize
 
-    lib = ctypes.CDLL(unpacked["binary"])
+    lib = ctypes.CDLL(str(helpers_library(tmp_path / "helpers.so")))
     fn = lib.hfn_discretize
     fn.restype = ctypes.c_int
     dbl = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")

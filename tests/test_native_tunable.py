@@ -22,6 +22,7 @@ from native_helpers import (
     build_pair,
     compare,
     compile_host,
+    helpers_library,
     host_run,
     interface,
     peak_error,
@@ -127,14 +128,14 @@ def c_particular(binary: str):
     return solve
 
 
-def test_c_complex_solves_equal_python(unpacked: dict[str, Any]) -> None:
+def test_c_complex_solves_equal_python(tmp_path: Path) -> None:
     """``hfn_particular`` (complex LU with partial pivoting) against
     ``lti.particular_solution`` (LAPACK): on a damped random system and on the PTO sphere's
     system matrix re-tuned (67 states, w from 0.05 to 5 rad/s). Both are backward stable:
     they differ by ~eps times the condition number of i w I - F (up to ~1e4 here);
     observed <= 3e-14 of max|X|; 1e-11 allowed. An undamped mode at w gives -1 (a
     resonance), not NaN."""
-    solve = c_particular(unpacked["binary"])
+    solve = c_particular(str(helpers_library(tmp_path / "helpers.so")))
     rng = np.random.default_rng(5)
     n = 12
     a = rng.standard_normal((n, n))

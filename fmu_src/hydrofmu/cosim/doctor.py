@@ -162,7 +162,7 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
         d.add("ok", f"native FMU (C runtime, no Python or numpy needed): {head['n']} states, "
                     f"{head['m']} inputs, {head['outputs']} outputs, {head['components']} "
                     f"wave components; stepped by {stepping}")
-        if "sources/hydrofmu_native.c" in names:
+        if "sources/fmi2Functions.c" in names:
             d.add("ok", "C sources shipped: an importer can compile them for another platform")
         return d
     for platform in ("win64", "darwin64"):

@@ -21,17 +21,20 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from types import SimpleNamespace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ...runtime.errors import ConfigError, ExportError
+from ...runtime.forces.viscous import ViscousPart
+from ...runtime.forces.wave_excitation import WaveExcitation
 from ...runtime.linear.lti import discretize, particular_solution, quantized_step
-from ...runtime.linear.model import LinearModel
+from ...runtime.linear.model import LinearModel, assemble
+from ...runtime.parts.part import Part
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
-from ...runtime.simulator.outputs import map_rows
+from ...runtime.simulator.outputs import OutputMap, map_rows
+from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
 from .output_rows import FIX, hybrid_rows, sine_factor
 
@@ -40,17 +43,17 @@ from .output_rows import FIX, hybrid_rows, sine_factor
 RK4_KINDS = ("viscous", "wave_excitation")
 
 
-def _not_linear(sim: Any) -> list[Any]:
+def _not_linear(sim: Simulator) -> list[Part]:
     """The parts without a linear form (as :func:`~hydrofmu.runtime.linear.model.assemble`
     leaves them out)."""
     return [part for part in sim.parts if part.linear_system() is None]
 
 
-def refusal(sim: Any) -> str:
+def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
     parts = _not_linear(sim)
     reasons = [part.why_not_linear() for part in parts if part.kind not in RK4_KINDS]
-    method = getattr(sim, "added_mass_method", "implicit")
+    method = sim.added_mass_method
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
     if reasons:
@@ -64,7 +67,7 @@ def refusal(sim: Any) -> str:
                 f"the elevation input) with the rk4 scheme, and time_scheme = '{scheme}'. "
                 "Fix: set time_scheme = 'rk4' (the Python FMU then steps the same scheme), or "
                 "build the Python FMU (hydrofmu build without --native)")
-    if parts and getattr(sim, "partition", None) is not None:
+    if parts and sim.partition is not None:
         return ("the native FMU takes one internal step for the whole state; this model "
                 "runs local time steps. Fix: " + FIX)
     return ""
@@ -83,16 +86,42 @@ def live_states(f: NDArray, g: NDArray, y0: NDArray, forcing: NDArray) -> NDArra
         live = grown
 
 
-def _snapshot(sim: Any) -> SimpleNamespace:
-    """The full (unreduced) matrices of ``sim`` at its current parameters: ``f``,
-    ``g = [G, c]``, the output map ``c`` of ``[y, u, 1]`` and ``h`` (hybrid parts folded
-    in), ``products``, and what must not depend on a tunable matrix parameter."""
-    model: LinearModel = sim.linear_model
+@dataclass
+class Snapshot:
+    """The full (unreduced) matrices of a simulator at its current parameters.
+
+    Attributes
+    ----------
+    f, g
+        ``x' = f x + g [u; 1]`` (``g = [G, c]``), shapes (N, N), (N, m + 1).
+    c, h, products
+        The output map of ``[y, u, 1]`` (and the Runge-Kutta mode's force columns) and the
+        outputs' sinusoids (hybrid parts folded in), the products of outputs.
+    omega, forcing, ramp_time, y0
+        What must not depend on a tunable matrix parameter: the sinusoids' frequencies
+        (rad/s) and forcing, the ramp's length (s), the initial state.
+    """
+
+    f: NDArray[np.float64]
+    g: NDArray[np.float64]
+    c: NDArray[np.float64]
+    h: NDArray[np.complex128]
+    products: list[tuple[int, int, int, float]]
+    omega: NDArray[np.float64]
+    forcing: NDArray[np.complex128]
+    ramp_time: float
+    y0: NDArray[np.float64]
+
+
+def _snapshot(sim: Simulator) -> Snapshot:
+    """The :class:`Snapshot` of ``sim`` at its current parameters: its linear model
+    (:func:`~hydrofmu.runtime.linear.model.assemble` of its assembly) and output map."""
+    model = assemble(sim.assembly)
     nonlinear = _not_linear(sim)
     if nonlinear:  # the Runge-Kutta mode: c maps [y, u, 1, g_drag, g_exc]
         c, h, products = _rk_rows(sim, model, nonlinear)
     else:
-        omap = sim.output_map
+        omap: OutputMap | None = sim.output_map  # the simulator's checked map
         if omap is None:
             raise ExportError("the linear output map of this model disagrees with the "
                               "part-by-part assembly (see the simulator's warnings: "
@@ -100,7 +129,7 @@ def _snapshot(sim: Any) -> SimpleNamespace:
         c = np.array(omap.c, dtype=float)
         h = np.array(omap.h, dtype=complex)
         products = hybrid_rows(sim, omap.hybrid, omap.fc_rows, c, h)
-    return SimpleNamespace(
+    return Snapshot(
         f=np.array(model.f, dtype=float),
         g=np.concatenate([model.g, model.c[:, None]], axis=1), c=c, h=h, products=products,
         omega=np.array(model.omega, dtype=float), forcing=np.array(model.forcing),
@@ -115,17 +144,17 @@ def _snapshot(sim: Any) -> SimpleNamespace:
 AFFINE_TOLERANCE = 1e-10
 
 
-def _matrix_derivatives(sim: Any, name: str, base: SimpleNamespace
+def _matrix_derivatives(sim: Simulator, name: str, base: Snapshot
                         ) -> tuple[NDArray, NDArray, NDArray] | str:
     """``(dF, dG, dC)`` of the tunable parameter ``name`` (per unit of it), or why it is not
     affine. ``sim`` is re-tuned at two other values and set back (checked)."""
     p0 = float(sim.parameters[name])
 
-    def at(value: float) -> SimpleNamespace:
+    def at(value: float) -> Snapshot:
         sim.set_parameter(name, value)
         return _snapshot(sim)
 
-    def diff(a: SimpleNamespace, dp: float) -> tuple[NDArray, NDArray, NDArray]:
+    def diff(a: Snapshot, dp: float) -> tuple[NDArray, NDArray, NDArray]:
         return ((a.f - base.f) / dp, (a.g - base.g) / dp, (a.c - base.c) / dp)
 
     try:
@@ -166,7 +195,7 @@ def _matrix_derivatives(sim: Any, name: str, base: SimpleNamespace
     return d
 
 
-def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeModel:
+def native_model(sim: Simulator, step: float, tunable: Sequence[str] = ()) -> NativeModel:
     """The matrices of ``sim`` (initialized; linear) for the native runtime.
 
     Parameters
@@ -205,7 +234,7 @@ def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeMo
                           stacklevel=2)
         else:
             derivatives.append((name, got))
-    model: LinearModel = sim.linear_model
+    model = assemble(sim.assembly)
     if nonlinear:
         return _rk_model(sim, model, nonlinear, base, derivatives)
     n_state = sim.y.size
@@ -250,14 +279,14 @@ def native_model(sim: Any, step: float, tunable: Sequence[str] = ()) -> NativeMo
     )
 
 
-def _rk_parts(nonlinear: list[Any]) -> tuple[Any, Any]:
+def _rk_parts(nonlinear: list[Part]) -> tuple[ViscousPart | None, WaveExcitation | None]:
     """The Runge-Kutta mode's two parts among ``nonlinear``: (viscous, wave excitation),
     each ``None`` when absent."""
-    return (next((q for q in nonlinear if q.kind == "viscous"), None),
-            next((q for q in nonlinear if q.kind == "wave_excitation"), None))
+    return (next((q for q in nonlinear if isinstance(q, ViscousPart)), None),
+            next((q for q in nonlinear if isinstance(q, WaveExcitation)), None))
 
 
-def _rk_rows(sim: Any, model: LinearModel, nonlinear: list[Any]
+def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
              ) -> tuple[NDArray, NDArray, list[tuple[int, int, int, float]]]:
     """The Runge-Kutta mode's output map: ``c`` of ``[y, u, 1, g_drag, g_exc]`` (the two DOF
     forces as extra columns, n each), ``h`` and the products."""
@@ -276,7 +305,7 @@ def _rk_rows(sim: Any, model: LinearModel, nonlinear: list[Any]
     return c, h, products
 
 
-def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any], base: SimpleNamespace,
+def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: Snapshot,
               derivatives: list[tuple[str, tuple[NDArray, NDArray, NDArray]]]
               ) -> NativeModel:
     """The Runge-Kutta mode (:class:`~.blob.NativeRK`): the linear model without the
@@ -306,7 +335,7 @@ def _rk_model(sim: Any, model: LinearModel, nonlinear: list[Any], base: SimpleNa
         rk.has_drag = True
         rk.bl = np.array(viscous.model.linear, dtype=float)
         rk.bq = np.array(viscous.model.quadratic, dtype=float)
-    if wave is not None:
+    if wave is not None and wave.from_input is not None:
         filt = wave.from_input
         rk.has_input = True
         rk.input_index = int(wave.input_slice.start)

@@ -1,6 +1,6 @@
 """The native runtime's model file, ``resources/model.bin``: a versioned little-endian blob.
 
-The layout is documented in ``csrc/hydrofmu_native.h`` (version
+The layout is documented in ``csrc/hfn_model.h`` (version
 :data:`VERSION`); :func:`write_blob` writes it from a :class:`NativeModel` and
 :func:`read_blob` reads it back (for tests and ``hydrofmu doctor``).
 

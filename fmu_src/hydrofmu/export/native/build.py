@@ -1,12 +1,14 @@
 """``hydrofmu build --native``: an FMI 2.0 co-simulation FMU with no Python at run time.
 
-The model is assembled by the same Python as the Python FMU of the same configuration: that
-FMU is built first (in a temporary folder), its payload loaded into a
-:class:`~hydrofmu.runtime.simulator.simulator.Simulator` with the default parameters, and the
-linear model, its
-exact discretisation and its output map written into ``resources/model.bin``
-(:mod:`hydrofmu.export.native.assemble`, :mod:`hydrofmu.export.native.blob`). The model
-description is the Python FMU's (same names, units, causalities, value references), with:
+The model is assembled by the same Python as the Python FMU of the same configuration,
+in memory: the configuration prepared as the Python FMU's payload (JSON values, the
+state-space realisation), a :class:`~hydrofmu.runtime.simulator.simulator.Simulator` built
+from it with the default parameters, and its linear model, exact discretisation and output
+map written into ``resources/model.bin`` (:mod:`hydrofmu.export.native.assemble`,
+:mod:`hydrofmu.export.native.blob`). No Python FMU is built on the way. The model
+description is written from the model's parameter, input and output tables
+(:mod:`hydrofmu.export.native.description`: the Python FMU's names, units, causalities,
+value references), with:
 
 - the tunable parameters declared ``fixed`` (the native runtime steps matrices computed at
   build: a parameter other than its build value is refused with a message naming the
@@ -16,7 +18,8 @@ description is the Python FMU's (same names, units, causalities, value reference
   and the output map are affine in them (checked at build), their derivatives are stored
   and the runtime re-discretises and solves for the particular solutions again when one
   changes;
-- ``time_scheme`` = ``exact`` (the only scheme of the native runtime);
+- ``time_scheme`` = the scheme the runtime steps (``exact``, or ``rk4`` with quadratic drag
+  or the elevation input);
 - ``<SourceFiles>`` listing the C runtime, shipped in ``sources/``.
 
 Binaries: linux64 with the C compiler the project finds
@@ -39,41 +42,61 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...runtime.errors import ExportError
-from ...runtime.version import __version__
+from ...runtime.errors import ExportError, HydroFMUError
+from ...runtime.hydrodata.model import HydroData
+from ...runtime.linear.model import assemble
+from ...runtime.parameters.table import ParameterSpec, config_value
+from ...runtime.simulator.simulator import Simulator
+from ..names import model_name_problem, sanitize_model_name
 from .assemble import native_model, refusal
 from .blob import write_blob
 from .compile import RUNTIME_DIR, SOURCES, compile_all
+from .description import model_description, native_model_description
 
 #: Model file of the native runtime inside ``resources``.
 NATIVE_MODEL_FILE = "model.bin"
 
 
-def _python_fmu(bodies: Sequence[Any], config: dict[str, Any], folder: Path,
-                model_name: str, description: str | None) -> Path:
-    from ..fmu import build_fmu
+def payload_model(bodies: Sequence[HydroData], config: dict[str, Any]
+                  ) -> tuple[list[HydroData], dict[str, Any]]:
+    """The model as the Python FMU's payload holds it: the configuration's values as JSON
+    gives them back, with the state-space radiation realisation (made here, as
+    :func:`~hydrofmu.export.fmu.build_fmu` makes it)."""
+    from ...statespace.payload import add_realisation
+    from ..fmu import payload_config
 
-    # The standard Python FMU (with hydrofmu's shim where a compiler is found): it is also
-    # the one handed back by build_native_fmu(python_fmu=...).
-    return build_fmu(bodies, config, folder / f"{model_name}.fmu", model_name=model_name,
-                     description=description, validate=False)
+    bodies = list(bodies)
+    config = payload_config(config)
+    add_realisation(bodies, config,
+                    required=config.get("radiation", {}).get("method") == "state_space")
+    return bodies, payload_config(config)
 
 
-def _simulator(fmu: Path, folder: Path) -> Any:
-    """The Simulator of a built Python FMU's payload with its default parameters."""
-    from ...runtime.hydrodata.store import load_model
+def build_simulator(bodies: list[HydroData], config: dict[str, Any]) -> Simulator:
+    """The simulator of the model with its default parameters, initialized at the
+    configuration's start time.
+
+    Raises
+    ------
+    ConfigError
+        A parameter's default is refused (the one check of the parameters).
+    ExportError
+        The model does not initialize with its default parameters (as
+        :func:`~hydrofmu.export.fmu.build_fmu` says it).
+    """
+    from ...runtime.parameters.checks import check_parameters
     from ...runtime.simulator.layout import parameter_table
-    from ...runtime.simulator.simulator import Simulator
-    from ..fmu import MODEL_FILE
 
-    with zipfile.ZipFile(fmu) as z:
-        path = folder / MODEL_FILE
-        path.write_bytes(z.read(f"resources/{MODEL_FILE}"))
-    payload = load_model(path)
-    bodies, config = list(payload["bodies"]), dict(payload["config"])
-    parameters = {p.name: p.start for p in parameter_table(bodies, config)}
-    sim = Simulator.from_payload(bodies, config, parameters)
-    sim.initialize(float(config.get("simulation", {}).get("start_time", 0.0)))
+    table = parameter_table(bodies, config)
+    check_parameters(table, config)
+    try:
+        sim = Simulator(bodies, config, {p.name: p.start for p in table})
+        sim.initialize(float(config_value(config, "simulation", "start_time")))
+    except ExportError:
+        raise
+    except HydroFMUError as exc:
+        raise ExportError(f"the model does not initialize with its default parameters: "
+                          f"{exc}", value=str(exc)) from exc
     return sim
 
 
@@ -124,12 +147,13 @@ def parameter_values(xml: bytes, n_inputs: int, n_outputs: int) -> dict[str, Any
 SCALE_PARAMETER = "wave.height"
 
 
-def scalable(sim: Any) -> bool:
+def scalable(sim: Simulator) -> bool:
     """The wave height stays tunable in the native FMU: the sinusoids are the internal wave's
-    alone (``Simulator.linear_model.sine_columns``), built at a height other than 0."""
-    kinds = {sim.parts[i].kind for i in sim.linear_model.sine_columns}
+    alone (the linear model's ``sine_columns``), built at a height other than 0."""
+    model = assemble(sim.assembly)
+    kinds = {sim.parts[i].kind for i in model.sine_columns}
     height = float(sim.parameters.get(SCALE_PARAMETER, 0.0))
-    return kinds == {"wave_excitation"} and height != 0.0 and sim.linear_model.omega.size > 0
+    return kinds == {"wave_excitation"} and height != 0.0 and model.omega.size > 0
 
 
 #: Tunable parameters the matrices are affine in, kept tunable when the check agrees
@@ -137,48 +161,12 @@ def scalable(sim: Any) -> bool:
 MATRIX_PARAMETER_SUFFIXES = (".damping", ".stiffness")
 
 
-def matrix_parameters(xml: bytes) -> tuple[str, ...]:
-    """The tunable Real parameters of a Python FMU's model description that enter ``F``,
-    ``G`` and ``C`` affinely: ``pto.<name>.damping`` and ``pto.<name>.stiffness``."""
-    variables, _ = _variables(xml)
-    return tuple(v.get("name") for v in variables
-                 if v.get("causality") == "parameter" and v.get("variability") == "tunable"
-                 and v[0].tag == "Real" and v.get("name").startswith("pto.")
-                 and v.get("name").endswith(MATRIX_PARAMETER_SUFFIXES))
-
-
-def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ...] = (),
-                             scheme: str = "exact") -> bytes:
-    """The Python FMU's model description made the native FMU's (the parameters in
-    ``tunable`` keep their variability; the other tunable ones become fixed; the time
-    scheme the runtime steps, ``exact`` or ``rk4``, is the start of ``time_scheme``)."""
-    root = ET.fromstring(xml)
-    root.set("generationTool", f"hydrofmu {__version__} (native runtime, no Python)")
-    root.set("description", (root.get("description") or "")
-             + " [native: assembled at build, stepped in C]")
-    cs = root.find("CoSimulation")
-    for key in list(cs.attrib):
-        if key != "modelIdentifier":
-            del cs.attrib[key]
-    cs.set("modelIdentifier", model_name)
-    for key, value in (("needsExecutionTool", "false"),
-                       ("canHandleVariableCommunicationStepSize", "true"),
-                       ("canInterpolateInputs", "false"), ("canBeInstantiatedOnlyOncePerProcess",
-                                                           "false"),
-                       ("canNotUseMemoryManagementFunctions", "true"),
-                       ("canGetAndSetFMUstate", "true"), ("canSerializeFMUstate", "true")):
-        cs.set(key, value)
-    for child in list(cs):
-        cs.remove(child)
-    files = ET.SubElement(cs, "SourceFiles")
-    ET.SubElement(files, "File", name=SOURCES[0])
-    for v in root.find("ModelVariables"):
-        if v.get("variability") == "tunable" and v.get("name") not in tunable:
-            v.set("variability", "fixed")
-        if v.get("name") == "time_scheme":
-            v[0].set("start", scheme)
-    ET.indent(root)
-    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")
+def matrix_parameters(parameters: Sequence[ParameterSpec]) -> tuple[str, ...]:
+    """The tunable Real parameters that enter ``F``, ``G`` and ``C`` affinely:
+    ``pto.<name>.damping`` and ``pto.<name>.stiffness``."""
+    return tuple(p.name for p in parameters
+                 if p.kind == "Real" and p.tunable and p.name.startswith("pto.")
+                 and p.name.endswith(MATRIX_PARAMETER_SUFFIXES))
 
 
 def build_native_fmu(
@@ -203,7 +191,8 @@ def build_native_fmu(
         FMI platform folders to compile (``linux64``, ``win64``, ``darwin64``); default:
         linux64, plus win64 and darwin64 when the ziglang wheel is installed.
     python_fmu
-        Also keep the Python FMU of the same model (built on the way) at this path.
+        Also build the Python FMU of the same model at this path (separately, after the
+        native one: the native build does not use it), replacing any file there.
 
     Raises
     ------
@@ -211,40 +200,42 @@ def build_native_fmu(
         A part the native runtime cannot step (named, with the fix), a failed compilation
         or validation, an existing file without ``overwrite``.
     """
+    problem = model_name_problem(model_name)
+    if problem:
+        raise ExportError(f"invalid model name {model_name!r}: {problem}; e.g. "
+                          f"{sanitize_model_name(str(model_name))!r}", value=model_name)
     out = Path(output_path).expanduser().absolute()
     if out.suffix.lower() != ".fmu":
         raise ExportError(f"the output path '{out}' must end with '.fmu'", value=str(out))
     if out.exists() and not overwrite:
         raise ExportError(f"'{out}' exists; pass overwrite=True to replace it", value=str(out))
-    config = copy.deepcopy(dict(config))
+    given = (list(bodies), copy.deepcopy(dict(config)))
+    bodies, config = payload_model(bodies, copy.deepcopy(dict(config)))
+    sim = build_simulator(bodies, config)
+    why = refusal(sim)
+    if why:
+        raise ExportError(why, value=[p.kind for p in sim.parts])
+    from ...runtime.simulator.layout import parameter_table
+
+    step = float(config_value(config, "simulation", "output_interval"))
+    model = native_model(sim, step, matrix_parameters(parameter_table(bodies, config)))
+    tunable = ((SCALE_PARAMETER,) if scalable(sim) else ()) + tuple(
+        t.name for t in model.tunables)
+    description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
+    xml = native_model_description(model_description(bodies, config, model_name, description),
+                                   model_name, tunable, "exact" if model.rk is None else "rk4")
+    params = parameter_values(xml, sim.u.size, model.c.shape[0])
+    model.real_parameters = params["real"]
+    model.int_parameters = params["int"]
+    model.str_parameters = params["str"]
+    model.parameter_names = params["names"]
+    model.guid = params["guid"]
+    if SCALE_PARAMETER in tunable:
+        model.scale_parameter = 1 + params["names"].index(SCALE_PARAMETER)
+    for t in model.tunables:
+        t.index = params["names"].index(t.name)
     with tempfile.TemporaryDirectory(prefix="hydrofmu_native_") as tmp:
         work = Path(tmp)
-        py_fmu = _python_fmu(bodies, config, work, model_name, description)
-        if python_fmu is not None:
-            Path(python_fmu).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(py_fmu, python_fmu)
-        sim = _simulator(py_fmu, work)
-        why = refusal(sim)
-        if why:
-            raise ExportError(why, value=[p.kind for p in sim.parts])
-        with zipfile.ZipFile(py_fmu) as z:
-            py_xml = z.read("modelDescription.xml")
-        step = float(config.get("simulation", {}).get("output_interval", 0.1))
-        model = native_model(sim, step, matrix_parameters(py_xml))
-        tunable = ((SCALE_PARAMETER,) if scalable(sim) else ()) + tuple(
-            t.name for t in model.tunables)
-        xml = native_model_description(py_xml, model_name, tunable,
-                                       "exact" if model.rk is None else "rk4")
-        params = parameter_values(xml, sim.u.size, model.c.shape[0])
-        model.real_parameters = params["real"]
-        model.int_parameters = params["int"]
-        model.str_parameters = params["str"]
-        model.parameter_names = params["names"]
-        model.guid = params["guid"]
-        if SCALE_PARAMETER in tunable:
-            model.scale_parameter = 1 + params["names"].index(SCALE_PARAMETER)
-        for t in model.tunables:
-            t.index = params["names"].index(t.name)
         binaries = compile_all(model_name, work / "bin", platforms)
         built = work / "native.fmu"
         with zipfile.ZipFile(built, "w", zipfile.ZIP_DEFLATED) as z:
@@ -265,4 +256,9 @@ def build_native_fmu(
         partial = out.with_name(f".{out.name}.partial")
         shutil.copyfile(built, partial)
         os.replace(partial, out)
+    if python_fmu is not None:
+        from ..fmu import build_fmu
+
+        build_fmu(*given, python_fmu, model_name=model_name, description=description,
+                  overwrite=True, validate=False)
     return out

@@ -20,10 +20,19 @@ from ...runtime.errors import ExportError
 
 #: The C runtime's folder (package data).
 RUNTIME_DIR = Path(__file__).resolve().parent / "csrc"
-#: Files shipped in ``sources/`` (the first is the one compiled).
-SOURCES = ("hydrofmu_native.c", "hydrofmu_native.h", "fmi2Functions.h", "fmi2FunctionTypes.h",
-           "fmi2TypesPlatform.h")
-FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra")
+#: The runtime's C files, by concern (each with its header): the FMI face, FMU states, the
+#: blob reader, linear algebra, an instance, the waves, the tunables, the two steppers and
+#: the outputs.
+C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
+             "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_outputs.c")
+#: The headers: the runtime's and the FMI 2.0 standard's.
+HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
+           "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_outputs.h", "fmi2Functions.h",
+           "fmi2FunctionTypes.h", "fmi2TypesPlatform.h")
+#: Files shipped in ``sources/`` (the C files first).
+SOURCES = C_SOURCES + HEADERS
+#: Strict IEEE arithmetic, every warning; only the fmi2* functions exported.
+FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden")
 
 #: Mach-O CPU types of the universal library's slices.
 _CPU = {"x86_64": (0x01000007, 3), "aarch64": (0x0100000C, 0)}
@@ -48,10 +57,10 @@ def _run(command: list[str]) -> None:
 
 def compile_library(compiler: Sequence[str], output: Path, *, extra: Sequence[str] = ()
                     ) -> Path:
-    """Compile ``hydrofmu_native.c`` into the shared library ``output``."""
+    """Compile the runtime's C files (:data:`C_SOURCES`) into the shared library ``output``."""
     output.parent.mkdir(parents=True, exist_ok=True)
     _run([*compiler, "-shared", "-fPIC", *FLAGS, *extra, f"-I{RUNTIME_DIR}", "-o", str(output),
-          str(RUNTIME_DIR / SOURCES[0]), "-lm"])
+          *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"])
     return output
 
 

@@ -9,15 +9,15 @@ Build time only.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any
-
 import numpy as np
 from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
+from ...runtime.forces.pto import LinearPto
 from ...runtime.linear.model import LinearModel
+from ...runtime.parts.part import Context, Part
 from ...runtime.simulator.outputs import map_rows
+from ...runtime.simulator.simulator import Simulator
 
 #: How a refused part is told to change (the assembly's fix).
 FIX = ("use radiation.method = 'state_space' (or 'constant') and linear moorings (quadratic "
@@ -29,22 +29,25 @@ FIX = ("use radiation.method = 'state_space' (or 'constant') and linear moorings
 LINEARITY_TOLERANCE = 1e-9
 
 
-def _fake_context(n: int, m: int, q: NDArray, v: NDArray, fc: NDArray, u: NDArray,
-                  multiplier_map: NDArray | None) -> SimpleNamespace:
-    mult = multiplier_map @ fc if multiplier_map is not None else np.zeros(0)
-    return SimpleNamespace(q=q, v=v, vn=v, u=u, multipliers=mult, t=0.0, t0=0.0, s=0.0,
-                           sn=0.0, y=None)
+def _probe_context(q: NDArray, v: NDArray, fc: NDArray, u: NDArray,
+                   multiplier_map: NDArray | None) -> Context:
+    """The evaluation context of a part's outputs at the point ``(q, v, fc, u)`` (``fc``:
+    the constraint force, the multipliers through ``multiplier_map``), at t = 0."""
+    ctx = Context()
+    ctx.q, ctx.v, ctx.vn, ctx.u = q, v, v, u
+    ctx.multipliers = multiplier_map @ fc if multiplier_map is not None else np.zeros(0)
+    return ctx
 
 
-def _probe(part: Any, n: int, m: int, multiplier_map: NDArray | None
+def _probe(part: Part, n: int, m: int, multiplier_map: NDArray | None
            ) -> tuple[NDArray, NDArray, list[int]]:
     """A part's outputs as ``base + J [q; v; fc; u]`` (shape (p, 3n + m)), and the rows
     that are not linear (checked at a seeded random point)."""
     size = 3 * n + m
 
     def call(x: NDArray) -> NDArray:
-        ctx = _fake_context(n, m, x[:n], x[n : 2 * n], x[2 * n : 3 * n], x[3 * n :],
-                            multiplier_map)
+        ctx = _probe_context(x[:n], x[n : 2 * n], x[2 * n : 3 * n], x[3 * n :],
+                             multiplier_map)
         return np.asarray(part.outputs(ctx), dtype=float)
 
     base = call(np.zeros(size))
@@ -58,8 +61,8 @@ def _probe(part: Any, n: int, m: int, multiplier_map: NDArray | None
     return base, jac, [int(i) for i in bad]
 
 
-def hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: NDArray
-                 ) -> list[tuple[int, int, int, float]]:
+def hybrid_rows(sim: Simulator, hybrid: list[Part], fc_rows: NDArray, c: NDArray,
+                h: NDArray) -> list[tuple[int, int, int, float]]:
     """Fold the hybrid parts' outputs into ``c`` and ``h`` (in place; ``c`` maps
     ``[y, u, 1, ...]``); the products."""
     n, nr = sim.n, sim.nr
@@ -74,7 +77,7 @@ def hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: ND
     u_map = np.zeros((m, nz))
     u_map[:, big_n : big_n + m] = np.eye(m)
     fc_z, fc_h = c[fc_rows], h[fc_rows]
-    mult = getattr(sim, "_multiplier_map", None)  # the simulator's own, as the map uses it
+    mult = sim.assembly.multiplier_map  # the constraint multipliers, as the map uses them
     products: list[tuple[int, int, int, float]] = []
     for part in hybrid:
         sl = part.output_slice
@@ -89,8 +92,7 @@ def hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: ND
         # A linear PTO: outputs [F, -F g.v] (g: the PTO coordinate's gradient, a body DOF
         # or a joint's relative motion); the power is a product of two outputs (also when
         # both its coefficients are 0 at build: they are tunable).
-        gradient = getattr(part, "gradient", None)
-        pto = getattr(part, "kind", "") == "pto.linear" and gradient is not None
+        pto = isinstance(part, LinearPto)
         if not bad and not pto:
             continue
         if not pto or bad not in ([1], []):
@@ -98,7 +100,7 @@ def hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: ND
             raise ExportError(f"the outputs {names} of part '{part.kind}' are not linear in "
                               "the state and inputs: the native FMU cannot compute them; "
                               f"fix: {FIX}", value=part.kind)
-        v_row = np.asarray(gradient) @ v_map
+        v_row = np.asarray(part.gradient) @ v_map
         v_rows = np.flatnonzero(np.all(np.abs(c - v_row) <= 1e-12 * (np.abs(v_row).max()
                                                                        + 1e-300), axis=1)
                                 & np.all(h == 0.0, axis=1))
@@ -117,7 +119,7 @@ def hybrid_rows(sim: Any, hybrid: list[Any], fc_rows: NDArray, c: NDArray, h: ND
 FACTOR_TOLERANCE = 1e-12
 
 
-def sine_factor(sim: Any, model: LinearModel, h_rows: NDArray, h: NDArray
+def sine_factor(sim: Simulator, model: LinearModel, h_rows: NDArray, h: NDArray
                 ) -> tuple[NDArray, NDArray] | None:
     """``(S, O)`` with ``h = O S``: the outputs' sinusoids (rows ``h_rows`` of the output
     map) through the few signals that carry them, the sinusoidal forces of each channel

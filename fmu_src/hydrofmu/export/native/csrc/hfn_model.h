@@ -1,4 +1,6 @@
-/* hydrofmu native runtime: a physics-free stepper of an assembled linear model.
+/* hydrofmu native runtime, the model: what resources/model.bin holds and how it is read.
+ *
+ * The runtime is a physics-free stepper of an assembled linear model.
  *
  * The build (hydrofmu.export.native, Python) writes resources/model.bin, a versioned
  * little-endian blob holding the model's matrices; this runtime reads it at
@@ -50,12 +52,21 @@
  * (X holds the sinusoids' forcing then, not a particular solution), g_exc the FIR of the
  * elevation input's history on the grid (linear in between), and adds OG [g_drag; g_exc]
  * and the previewed elevation to the outputs.
+ *
+ * The runtime's files, each with its header: hfn_model (this blob and its reader),
+ * hfn_linalg (e^A, the exact discretisation, complex solves), hfn_instance (an instance:
+ * its dynamic state, logging, the FMI state machine), hfn_waves (phasors and ramps),
+ * hfn_tunables (the tunable matrix parameters), hfn_exact (the exact stepper), hfn_rk (the
+ * Runge-Kutta mode), hfn_outputs (the output map), fmi2Functions.c (the FMI 2.0 face) and
+ * fmi2State.c (FMU states, their serialization).
  */
-#ifndef HYDROFMU_NATIVE_H
-#define HYDROFMU_NATIVE_H
+#ifndef HFN_MODEL_H
+#define HFN_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "hfn_internal.h"
 
 #define HFN_MAGIC "HFMUNAT1"
 #define HFN_VERSION 2u
@@ -106,27 +117,8 @@ typedef struct {
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
-int hfn_model_read(hfn_model *model, const unsigned char *data, size_t size, char *err,
-                   size_t err_size);
-void hfn_model_free(hfn_model *model);
-
-/* e^A of an n x n row-major matrix (Pade [13/13], scaling and squaring). work: 6 n^2
- * doubles, ipiv: n ints. Returns 0, or -1 when the Pade denominator is singular. */
-int hfn_expm(int n, const double *a, double *out, double *work, int *ipiv);
-
-/* Exact discretisation over h: fused = [e^{F h} | int_0^h e^{F s} ds G], n x (n + p).
- * work: (n + p)^2 * 8 doubles, ipiv: n + p ints. */
-int hfn_discretize(int n, int p, const double *f, const double *g, double h, double *fused,
-                   double *work, int *ipiv);
-
-/* The particular solution of one sinusoid: (i w I - F) x = b, complex, F n x n row-major,
- * by LU with partial pivoting. work: 2 n^2 + 2 n doubles, ipiv: n ints. Returns 0, or -1
- * when i w I - F is singular to working precision (a pivot below n eps ||i w I - F||_1: a
- * resonance) or the solution is not finite. */
-int hfn_particular(int n, const double *f, double w, const double *b_re, const double *b_im,
-                   double *x_re, double *x_im, double *work, int *ipiv);
-
-/* h rounded to 12 significant digits (as hydrofmu.lti.quantized_step). */
-double hfn_quantized_step(double h);
+HFN_HIDDEN int hfn_model_read(hfn_model *model, const unsigned char *data, size_t size,
+                              char *err, size_t err_size);
+HFN_HIDDEN void hfn_model_free(hfn_model *model);
 
 #endif
