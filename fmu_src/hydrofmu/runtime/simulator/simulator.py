@@ -160,7 +160,6 @@ class Simulator(ModelInterface):
             initial=(q0, self.v0))
         self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
         self.lhs = a.lhs
-        self._multiplier_map = a.multiplier_map  # until export/native reads assembly.multiplier_map
         self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
         self.lagged = a.lagged
         self.warnings.extend(asymmetry_warning(a.added))
