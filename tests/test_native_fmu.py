@@ -91,7 +91,10 @@ def test_ramp_end_off_the_grid_and_a_later_start(folder: Path, tmp_path: Path) -
     bodies, config = default_config(radiation={"method": "state_space"},
                                     wave={"type": "regular", "height": 2.0, "period": 7.0,
                                           "ramp_time": 20.05})
-    pair = build_pair(bodies, config, folder, "OffGrid")
+    # linux64 only (here and below): these compare numbers in this machine's host; the
+    # cross-platform build is checked on the module's sphere (binaries, exports).
+    pair = build_pair(bodies, config, folder, "OffGrid",
+                      platforms=("linux64",))
     err, name = compare(pair, "body.F_pto[3]", 1e5, 0.1, 300, tmp_path, start=3.3)
     assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
@@ -102,7 +105,8 @@ def test_sphere_irregular_equals_python_exact(folder: Path, tmp_path: Path) -> N
     bodies, config = default_config(radiation={"method": "state_space"},
                                     wave={"type": "irregular", "height": 2.0, "period": 8.0,
                                           "ramp_time": 20.0, "seed": 7})
-    pair = build_pair(bodies, config, folder, "Irregular")
+    pair = build_pair(bodies, config, folder, "Irregular",
+                      platforms=("linux64",))
     err, name = compare(pair, "body.F_pto[3]", 1e5, 0.1, 400, tmp_path)
     assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
@@ -111,7 +115,8 @@ def test_rm3_with_joints_equals_python_exact(folder: Path, tmp_path: Path) -> No
     """RM3: float and spar, prismatic PTO joint (input pto.F_pto) and planar joint, the
     joints' reactions, positions and velocities among the outputs. Observed: 7.2e-14."""
     bodies, config = rm3_constant()
-    pair = build_pair(bodies, config, folder, "RM3")
+    pair = build_pair(bodies, config, folder, "RM3",
+                      platforms=("linux64",))
     err, name = compare(pair, "pto.F_pto", 1e5, 0.1, 300, tmp_path)
     assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
@@ -146,7 +151,8 @@ def test_linear_mooring_with_pretension_equals_python_exact(folder: Path,
                          "pretension": [1e3, 0.0, -5e4, 0.0, 2e3, 0.0]}]
     data["ptos"] = [{"name": "p1", "dof": "heave", "damping": 2e5, "stiffness": 1e4}]
     bodies, config = resolve(data, Path.cwd())
-    pair = build_pair(bodies, config, folder, "Moored")
+    pair = build_pair(bodies, config, folder, "Moored",
+                      platforms=("linux64",))
     err, name = compare(pair, "body.F_pto[3]", 1e5, 0.1, 300, tmp_path)
     assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
