@@ -203,3 +203,19 @@ def test_body_open_in_two_places_is_capped_and_noted(tmp_path: Path) -> None:
     found = openings(tri.reshape(-1, 3), np.arange(3 * len(tri)).reshape(-1, 3))
     assert len(found.loops) == 2
     np.testing.assert_allclose(_volumes(np.concatenate([tri, found.cap])), 8.0, rtol=1e-12)
+
+
+def test_f3of_gdf_input_as_published_is_placed_and_cut() -> None:
+    # The WAMIT panels read as [[bem.bodies]] (the .GDF suffix is recognised), placed by
+    # WAMIT's XBODY: each body is closed (no openings), the coincident faces leave (8 and
+    # 16 quads, split in two when placed), and so do the files' panels on the waterplane
+    # (the base's four columns' tops, the flaps' tops: 16 and 24 quads).
+    bodies = [{"name": name, "mesh": f"wamit_{gdf}.GDF", "position": list(PLACES[name])}
+              for name, gdf in (("base", "base"), ("flap1", "flap1"), ("flap2", "flap2"))]
+    spec = parse_bem({"omega": [1.0], "lid": False, "bodies": bodies}, base=DATA)
+    placed = place_bodies(spec)[0]
+    assert [p.openings for p in placed] == [0, 0, 0]
+    assert [p.contact_panels for p in placed] == [16, 32, 32]
+    assert [p.surface_panels for p in placed] == [32, 48, 48]
+    for p, volume in zip(placed, _mmx_volumes(), strict=True):
+        np.testing.assert_allclose(p.immersed.mesh.volumes, volume, rtol=1e-5)

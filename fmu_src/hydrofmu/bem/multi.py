@@ -56,6 +56,9 @@ class PlacedBody:
         Number of panels left out because the water cannot reach them.
     contact_area
         Their area, m^2.
+    surface_panels
+        Number of panels left out because they lie on the free surface z = 0 (a
+        waterplane meshed with the hull, as in some GDF files).
     """
 
     spec: BodySpec
@@ -67,6 +70,7 @@ class PlacedBody:
     openings: int = 0
     contact_panels: int = 0
     contact_area: float = 0.0
+    surface_panels: int = 0
 
 
 def closed_mesh(body: BodySpec, mesh: Any, where: str) -> tuple[Any, int]:
@@ -152,13 +156,18 @@ def without_contacts(placed: list[PlacedBody]) -> list[PlacedBody]:
         return placed
     out = []
     for p, mask in zip(placed, masks, strict=True):
-        _, _, area = face_geometry(np.asarray(p.solved.mesh.vertices),
-                                   np.asarray(p.solved.mesh.faces))
-        wet = without_faces(p.solved.mesh, mask)
+        vertices, faces = np.asarray(p.solved.mesh.vertices), np.asarray(p.solved.mesh.faces)
+        _, _, area = face_geometry(vertices, faces)
+        # A panel lying on z = 0 faces the mirror image: the free surface, not a contact.
+        surface = np.all(np.abs(vertices[faces][:, :, 2]) <= 1e-9 * max(
+            1.0, float(np.ptp(vertices))), axis=1)
+        contact = mask & ~surface
+        wet = without_faces(p.solved.mesh, mask | surface)
         solved = cpt.FloatingBody(mesh=wet, lid_mesh=p.solved.lid_mesh, dofs=p.solved.dofs,
                                   center_of_mass=p.spec.center_of_mass, name=p.spec.name)
-        out.append(replace(p, solved=solved, contact_panels=int(np.sum(mask)),
-                           contact_area=float(np.sum(area[mask]))))
+        out.append(replace(p, solved=solved, contact_panels=int(np.sum(contact)),
+                           contact_area=float(np.sum(area[contact])),
+                           surface_panels=int(np.sum(surface))))
     union = out[0].solved.mesh
     for p in out[1:]:
         union = union + p.solved.mesh
@@ -189,6 +198,11 @@ def contact_notes(placed: list[PlacedBody]) -> list[str]:
             "reach them, they carry no pressure): "
             + ", ".join(f"{p.spec.name}: {p.contact_panels} ({p.contact_area:.3g} m^2)"
                         for p in touching))
+    lids = [p for p in out if p.surface_panels]
+    if lids:
+        notes.append("panels lying on the free surface z = 0 left out of the BEM (a "
+                     "waterplane, not hull): " + ", ".join(
+                         f"{p.spec.name}: {p.surface_panels}" for p in lids))
     return notes
 
 
