@@ -16,7 +16,7 @@ import xarray as xr
 from ..progress import Progress
 from ..runtime.errors import HydroDataError, require
 from .mesh import build_bodies
-from .multi import add_bodies_data, place_bodies
+from .multi import add_bodies_data, contact_notes, place_bodies
 from .spec import BEMSpec
 from .symmetry import symmetric_body, symmetric_engine, uses_axial
 
@@ -272,6 +272,9 @@ def run_bodies(spec: BEMSpec, *, progress: bool = False, source: str = "hydrofmu
                              "rotation_deg": list(p.spec.rotation)} for p in placed]),
         "excitation_at_zero_and_infinite_frequency": "NaN (not solved)",
     })
+    notes = contact_notes(placed)
+    if notes:
+        ds.attrs["bem_notes"] = " | ".join(notes)
     return ds
 
 
@@ -298,4 +301,4 @@ def bem_to_file(spec: BEMSpec, output: str | Path, *, progress: bool = False) ->
         f"{' + omega = inf' if np.any(np.isinf(omega)) else ''}, "
         f"{len(spec.headings)} heading(s), symmetry {ds.attrs['bem_symmetry']}; "
         f"{time.perf_counter() - start:.1f} s"
-    )
+    ) + "".join(f"\nnote: {n}" for n in ds.attrs.get("bem_notes", "").split(" | ") if n)

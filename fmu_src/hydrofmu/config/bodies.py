@@ -57,7 +57,7 @@ def parse_joints(joints: Any, bodies: set[str]) -> list[dict[str, Any]]:
             raise ConfigError(f"joint '{name}': kind {kind!r} unknown{hint}; choose from "
                               f"{', '.join(JOINT_KINDS)}", value=kind)
         keys = ("name", "kind", "bodies", "body", "axis",
-                *(("point", "initial_angle") if kind == "revolute" else ()))
+                *(("point", "initial_angle", "locked") if kind == "revolute" else ()))
         for key in j:
             if key not in keys:
                 raise unknown_key(key, keys, f"joint '{name}'")

@@ -11,6 +11,7 @@ Configuration::
     point = [0.0, 0.0, -8.9]    # a point of the axis, m, in the frame of the bodies'
                                 # reference points (HydroData.reference_point)
     initial_angle = 0.0         # rad, first body relative to the second, about the axis
+    locked = false              # true: the angle is held too (the two bodies move as one)
 
 Small rotations about each body's reference point ``r``: the displacement of a point ``s``
 of body ``k`` is ``x_k + theta_k x (s - r_k)``. The joint holds (``G q = 0``, 5 rows)
@@ -19,6 +20,10 @@ of body ``k`` is ``x_k + theta_k x (s - r_k)``. The joint holds (``G q = 0``, 5 
   for the two unit vectors ``e_1``, ``e_2`` normal to the axis;
 - the hinge point, as a point of ``a`` and of ``b``, together:
   ``x_a + theta_a x (p - r_a) - x_b - theta_b x (p - r_b) = 0``.
+
+With ``locked = true`` a sixth row holds the angle ``u . (theta_a - theta_b) = 0`` as
+well: the hinge is welded (a decay test with the flaps locked), with its outputs and
+reaction kept; ``initial_angle`` must then be 0.
 
 The joint angle is ``u . (theta_a - theta_b)`` (output ``<joint>.angle``, rad; its rate
 ``<joint>.angular_velocity``, rad/s). The input ``<joint>.T_pto`` (N m) is a torque ``+T u``
@@ -104,6 +109,15 @@ def _skew(r: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
 
 
+def _locked(options: dict[str, Any]) -> bool:
+    """``locked`` of a ``[[joints]]`` entry (a bool, else a :class:`ConfigError`)."""
+    value = options.get("locked", False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"joint '{options['name']}': locked = {value!r} must be true or "
+                          "false", value=value)
+    return value
+
+
 def _initial_angle(name: str, value: Any) -> float:
     return check_finite(name, value)
 
@@ -121,6 +135,14 @@ class RevoluteJoint(JointPart):
         self.rows, self.along, self.axis, self.point = hinge_geometry(
             model.bodies, model.options, self.body_index, model.n)
         self.initial_angle = float(model.parameters[f"{self.name}.initial_angle"])
+        self.locked = _locked(model.options)
+        if self.locked:
+            if self.initial_angle != 0.0:
+                raise ConfigError(f"joint '{self.name}': locked = true holds the angle at "
+                                  f"0; initial_angle = {self.initial_angle!r} contradicts "
+                                  "it (unlock the joint or set initial_angle = 0)",
+                                  value=self.initial_angle)
+            self.rows = np.vstack([self.rows, self.along])
         a = self.body_index[0]
         r_a = np.asarray(model.bodies[a].reference_point, dtype=float)
         self._shift = np.zeros(model.n)
@@ -132,7 +154,7 @@ class RevoluteJoint(JointPart):
         model.report.append(
             f"joint '{self.name}': revolute, {model.names[a]} on {other}, axis "
             f"{np.round(self.axis, 6).tolist()} through {self.point.tolist()} m, initial "
-            f"angle {self.initial_angle:.6g} rad")
+            f"angle {self.initial_angle:.6g} rad{', locked' if self.locked else ''}")
 
     @classmethod
     def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],

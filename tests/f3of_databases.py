@@ -1,0 +1,84 @@
+"""Readers of the two other codes' databases of the F3OF (tests/data/f3of/), for the tests.
+
+PDS (``pds_hdb/``): one file per quantity and body pair, ``#`` headers naming the columns:
+``Maij``/``Bij`` rows ``omega (rad/s), M(0,0) M(0,1) ... M(5,5)`` in kg, kg m, kg m^2 (kg/s
+...) as the values at omega = 0 show (the base's surge 5.4e5 kg); ``Mainf`` one row of 36
+values normalised by rho (m^3 ...: the flaps' surge 959 against WDN's 896.6 and 950 here).
+Body0 is the base, Body1 and Body2 the flaps (the coupling blocks say so: flap-flap
+surge -4.1, base-flap 53.5). Rotations are about the point on the free surface above each
+body's origin (the flaps' pitch 48,900 m^5 about (x, 0, 0) against 9,100 about their origin
+at z = -5.5 m: d^2 A11 with d = 5.5 m and the cross term).
+
+WDN (``wdn_hdb/``, README.dat): bodies 1, 2 = flaps, 3 = base; ``Ma{k}ij.dat``,
+``B{k}ij.dat`` rows 6(k-1)+1..6k of the 18 x 18 matrices, 108 values per line, one line per
+period of ``PeriodB_Ma_Mainf.dat`` (-1: infinite period, omega = 0; 0: omega = inf);
+``Ma_inf{k}ij.dat`` likewise, one line; normalised by rho (m^3 ..., m^3/s ...: A_inf equals
+PDS's Mainf to a few % on every well-conditioned entry).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+ORDER = ("base", "flap1", "flap2")
+"""Body order here (the NetCDF's); WDN lists flap1, flap2, base."""
+WDN_PERM = np.r_[12:18, 0:12]
+
+
+def pds_matrices(folder: Path, kind: str) -> tuple[np.ndarray | None, np.ndarray]:
+    """PDS's ``kind`` (``Maij``, ``Bij`` or ``Mainf``) as (omega (nw,), M (nw, 18, 18)),
+    bodies in :data:`ORDER`; omega None for ``Mainf`` (M of shape (18, 18))."""
+    omega = None
+    out = None
+    for i in range(3):
+        for j in range(3):
+            data = np.loadtxt(folder / f"PDS_F3OF_HDB_{kind}_Body{i}Body{j}.dat",
+                              comments="#", ndmin=2)
+            if kind == "Mainf":
+                block = data.reshape(1, 6, 6)
+            else:
+                omega, block = data[:, 0], data[:, 1:].reshape(-1, 6, 6)
+            if out is None:
+                out = np.zeros((block.shape[0], 18, 18))
+            out[:, 6 * i:6 * i + 6, 6 * j:6 * j + 6] = block
+    assert out is not None
+    return omega, (out[0] if kind == "Mainf" else out)
+
+
+def wdn_matrices(folder: Path, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """WDN's ``kind`` (``Ma``, ``B`` or ``Ma_inf``) as (omega (nw,), M (nw, 18, 18)) in
+    :data:`ORDER`; omega from the periods (inf for period 0, 0 for period -1)."""
+    rows = [np.loadtxt(folder / f"{kind}{k}ij.dat", ndmin=2).reshape(-1, 6, 18)
+            for k in (1, 2, 3)]
+    m = np.concatenate(rows, axis=1)[:, WDN_PERM][:, :, WDN_PERM]
+    if kind == "Ma_inf":
+        return np.array([math.inf]), m
+    periods = np.loadtxt(folder / "PeriodB_Ma_Mainf.dat", ndmin=1)
+    omega = np.array([math.inf if t == 0 else 0.0 if t < 0 else 2 * math.pi / t
+                      for t in periods])
+    return omega, m
+
+
+def shift_matrix(offsets: list[np.ndarray]) -> np.ndarray:
+    """``T`` (18, 18) with ``q_here = T q_there`` for rotations about points moved by
+    ``offsets`` (per body, m): a matrix about the new points is ``T^T M T``."""
+    t = np.eye(18)
+    for k, d in enumerate(offsets):
+        # x_here = x_there + theta x (r_there - r_here) = x_there - S(d) theta, d = r_here..
+        s = np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
+        t[6 * k:6 * k + 3, 6 * k + 3:6 * k + 6] = s
+    return t
+
+
+def block_differences(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Per 6 x 6 block (3, 3): max |ours - theirs| over the block (and the leading axis)
+    as a fraction of max |theirs| there."""
+    out = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            s = (..., slice(6 * i, 6 * i + 6), slice(6 * j, 6 * j + 6))
+            out[i, j] = np.max(np.abs(ours[s] - theirs[s])) / np.max(np.abs(theirs[s]))
+    return out
