@@ -32,11 +32,11 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..parts.linear import ramp_factor
 from ..parts.part import Context, ModelInfo, Part
-from ..waves.models import IrregularWave, RegularWave
+from ..waves.models import IrregularWave, RegularWave, internal_wave
 from .drift_loads import DriftLoad, bilinear, interp_frequency
 from .wave_excitation import position_phase
 
-__all__ = ["DriftPart", "heading_weights", "internal_wave"]
+__all__ = ["DriftPart", "heading_weights"]
 
 
 def heading_weights(grid: NDArray[np.float64], direction: float, where: str
@@ -60,24 +60,6 @@ def heading_weights(grid: NDArray[np.float64], direction: float, where: str
         f"{where}: wave direction {direction!r} rad is outside the drift data's headings "
         f"({np.round(grid, 6).tolist()} rad); choose a heading within them",
         value=direction)
-
-
-def internal_wave(model: ModelInfo) -> RegularWave | IrregularWave:
-    """The internal wave of the parameters, built as the wave excitation builds it (same
-    height, spectrum, seed, frequency range: the same components)."""
-    p = model.parameters
-    height = float(p["wave.height"]) or 1.0
-    direction = float(p["wave.direction"])
-    period = float(p["wave.period"])
-    if p["wave.type"] == "regular":
-        return RegularWave(height=height, period=period, direction=direction)
-    lo = max(hd.omega[0] for hd in model.bodies)
-    hi = min(hd.omega[-1] for hd in model.bodies)
-    return IrregularWave(
-        hs=height, tp=period, spectrum=p["wave.spectrum"], gamma=float(p["wave.gamma"]),
-        direction=direction, seed=int(p["wave.seed"]),
-        n_components=int(p["wave.n_components"]), omega_range=(lo, hi),
-        discretization=model.config["wave"]["discretization"])
 
 
 def _at_heading(table: dict[str, Any], key: str, direction: float, where: str
@@ -118,7 +100,11 @@ class DriftPart(Part):
             height = float(p["wave.height"])
             self.built_height = height if height > 0.0 else 1.0
             self.scale = height / self.built_height
-            wave = internal_wave(model)
+            wave = internal_wave(
+                p, height=self.built_height,
+                discretization=model.config["wave"]["discretization"],
+                omega_range=(max(hd.omega[0] for hd in model.bodies),
+                             min(hd.omega[-1] for hd in model.bodies)))
             for k, entry in configured:
                 self.loads.append((k, self._build(model, k, entry, wave)))
         self.active = bool(self.loads)

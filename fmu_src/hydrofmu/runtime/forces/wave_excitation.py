@@ -36,7 +36,7 @@ from ..parts.part import (
     Port,
     SinusoidalForcing,
 )
-from ..waves.models import IrregularWave, RegularWave, wave_number
+from ..waves.models import IrregularWave, RegularWave, internal_wave, wave_number
 from .excitation import ExcitationFromComponents, ExcitationFromInput
 from .radiation import check_in_range
 
@@ -118,21 +118,13 @@ class WaveExcitation(Part):
         self.built_height = height if height > 0.0 else 1.0
         self.scale = height / self.built_height
         height = self.built_height
-        period = float(p["wave.period"])
         if self.wave_type == "regular":
-            wave: RegularWave | IrregularWave = RegularWave(
-                height=height, period=period, direction=self.direction)
             for hd in self.bodies:
-                check_in_range(hd, 2 * math.pi / period, "wave.type = regular")
-        else:
-            lo = max(hd.omega[0] for hd in self.bodies)
-            hi = min(hd.omega[-1] for hd in self.bodies)
-            wave = IrregularWave(
-                hs=height, tp=period, spectrum=p["wave.spectrum"], gamma=float(p["wave.gamma"]),
-                direction=self.direction, seed=int(p["wave.seed"]),
-                n_components=int(p["wave.n_components"]), omega_range=(lo, hi),
-                discretization=model.config["wave"]["discretization"],
-            )
+                check_in_range(hd, 2 * math.pi / float(p["wave.period"]), "wave.type = regular")
+        wave = internal_wave(
+            p, height=height, discretization=model.config["wave"]["discretization"],
+            omega_range=(max(hd.omega[0] for hd in self.bodies),
+                         min(hd.omega[-1] for hd in self.bodies)))
         self.wave = wave
         omega, amp, phase = wave.components()
         c_eta = amp * np.exp(1j * phase)

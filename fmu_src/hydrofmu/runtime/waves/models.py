@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Mapping
 from dataclasses import KW_ONLY, dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -47,6 +49,7 @@ __all__ = [
     "SPECTRA",
     "IrregularWave",
     "RegularWave",
+    "internal_wave",
     "jonswap",
     "jonswap_normalisation",
     "pierson_moskowitz",
@@ -339,6 +342,38 @@ class IrregularWave:
         return elevation_of_components(
             t, x, y, self._omega, self._amplitude, self._phase, self._k, self.direction
         )
+
+
+def internal_wave(parameters: Mapping[str, Any], *, height: float,
+                  omega_range: tuple[float, float], discretization: str
+                  ) -> RegularWave | IrregularWave:
+    """The FMU's internal wave from its ``wave.*`` parameters: the one construction that
+    every part driven by it (the excitation, the drift loads) uses, so that they see the
+    same components.
+
+    Parameters
+    ----------
+    parameters
+        The FMU parameter values by name (``wave.type``, ``wave.period``,
+        ``wave.direction``, and for an irregular sea ``wave.spectrum``, ``wave.gamma``,
+        ``wave.seed``, ``wave.n_components``).
+    height
+        The height to build with, m (H of a regular wave, Hs of a sea).
+    omega_range
+        The frequencies an irregular sea's components are drawn in, rad/s (the data's).
+    discretization
+        One of :data:`DISCRETIZATIONS`.
+    """
+    period = float(parameters["wave.period"])
+    direction = float(parameters["wave.direction"])
+    if parameters["wave.type"] == "regular":
+        return RegularWave(height=height, period=period, direction=direction)
+    return IrregularWave(
+        hs=height, tp=period, spectrum=parameters["wave.spectrum"],
+        gamma=float(parameters["wave.gamma"]), direction=direction,
+        seed=int(parameters["wave.seed"]), n_components=int(parameters["wave.n_components"]),
+        omega_range=omega_range, discretization=discretization,
+    )
 
 
 def _cumtrapz(f: NDArray[np.float64], x: NDArray[np.float64]) -> NDArray[np.float64]:
