@@ -193,6 +193,19 @@ def test_misuse_is_refused_with_messages(unpacked: dict[str, Any], tmp_path: Pat
     assert proc.returncode == 0 and proc.stdout.strip().endswith("OK"), proc.stdout[-3000:]
 
 
+def test_refusals_reach_a_host_that_never_turned_logging_on(unpacked: dict[str, Any],
+                                                            tmp_path: Path) -> None:
+    """A C host that instantiates with loggingOn = false and never calls
+    fmi2SetDebugLogging still gets a refused call's reason (fmi2Error, naming the call), and
+    no message for an accepted one."""
+    host = compile_host(tmp_path / "silent_host")
+    proc = host_run(host, "silent", unpacked, 0.1, 0)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("OK"), proc.stdout[-3000:]
+    logged = [line for line in proc.stdout.splitlines() if line.startswith("LOG ")]
+    assert len(logged) == 1 and logged[0].startswith("LOG 3 "), logged
+    assert "fmi2DoStep" in logged[0], logged
+
+
 def test_sanitizers_find_nothing(unpacked: dict[str, Any], tmp_path: Path) -> None:
     """The runtime built with AddressSanitizer and UndefinedBehaviorSanitizer (linked into
     the host) runs the misuse cases and 20,000 seeded random FMI calls (arguments in and out

@@ -448,6 +448,26 @@ int main(int argc, char **argv) {
         printf("OK\n");
         return 0;
     }
+    if (strcmp(mode, "silent") == 0) {
+        /* A host that instantiates with loggingOn = false and never calls
+           fmi2SetDebugLogging: a refused call's reason must still reach its logger, an
+           accepted call's messages must not. */
+        fmi2Component c = f.instantiate("silent", fmi2CoSimulation, guid, uri, &CALLBACKS,
+                                        fmi2False, fmi2False);
+        int before;
+        if (!c) fail("fmi2Instantiate returned NULL");
+        EXPECT(f.setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), fmi2OK);
+        EXPECT(f.enter(c), fmi2OK);
+        EXPECT(f.exit_init(c), fmi2OK);
+        before = n_logged;
+        EXPECT(f.do_step(c, 0.0, dt, fmi2True), fmi2OK);
+        if (n_logged != before) fail("an accepted step logged with logging off");
+        EXPECT(f.do_step(c, 5.0, dt, fmi2True), fmi2Error); /* not the current time */
+        if (n_logged == before) fail("a refused step logged nothing with logging off");
+        f.free_instance(c);
+        printf("OK\n");
+        return 0;
+    }
     if (strcmp(mode, "fuzz") == 0) {
         fuzz(&f, uri, guid, vr_in, vr_out, n_out, dt, steps,
              argc > 10 ? strtoul(argv[10], NULL, 10) : 1ul);

@@ -60,10 +60,15 @@ void hfn_log(instance *c, fmi2Status status, const char *category, const char *f
     size_t i, j = 0;
     unsigned bit;
     va_list args;
-    if (!c || !c->cb.logger || !c->logging_on) return;
-    bit = status == fmi2Warning ? 1u : status == fmi2Discard ? 2u
-        : status == fmi2Error ? 4u : status == fmi2Fatal ? 8u : 16u;
-    if (!(c->categories & (bit | 16u))) return;
+    if (!c || !c->cb.logger) return;
+    /* A discarded, refused or fatal call's reason always reaches the host, whatever
+       loggingOn and the categories say (as the FMUSDK template logs errors); the categories
+       and loggingOn filter the rest. */
+    if (status != fmi2Discard && status != fmi2Error && status != fmi2Fatal) {
+        if (!c->logging_on) return;
+        bit = status == fmi2Warning ? 1u : 16u;
+        if (!(c->categories & (bit | 16u))) return;
+    }
     va_start(args, fmt);
     vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
