@@ -25,7 +25,7 @@ Build-side module (the replay of ``hydrofmu mooring replay``; not bundled in an 
 from __future__ import annotations
 
 import ctypes
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,8 +36,17 @@ from ..runtime.schemes.base import ADVICE, GROWTH_LIMIT, TimeScheme
 from ..runtime.schemes.runge_kutta import RUNGE_KUTTA
 from ..runtime.schemes.semi_implicit import BackwardEuler, Midpoint
 
-if TYPE_CHECKING:
-    from .replay import HermiteMotion
+
+class SampledMotion(Protocol):
+    """What the compiled stepper reads of the replay's motion
+    (:class:`~hydrofmu.cosim.replay.HermiteMotion`): the samples and the cubic Hermite
+    interpolant's coefficients, arrays handed to C."""
+
+    t: NDArray[np.float64]
+    y: NDArray[np.float64]
+    intervals: NDArray[np.float64]
+    coefficients: NDArray[np.float64]
+    rate_coefficients: NDArray[np.float64]
 
 Array = NDArray[np.float64]
 _F64P = ctypes.POINTER(ctypes.c_double)
@@ -78,7 +87,7 @@ class CompiledSteps:
         Coupled bodies (the first ``6 n_bodies`` coupled coordinates).
     """
 
-    def __init__(self, *, system: LineSystem, scheme: TimeScheme, motion: HermiteMotion,
+    def __init__(self, *, system: LineSystem, scheme: TimeScheme, motion: SampledMotion,
                  n_bodies: int) -> None:
         kind = _kind(scheme)
         ck = system.compiled

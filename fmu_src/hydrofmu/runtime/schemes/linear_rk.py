@@ -28,7 +28,7 @@ Run-time module: numpy and the standard library only.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -38,8 +38,18 @@ from ..linear.model import LinearModel
 from ..linear.stepper import LinearStepper, OffGrid, SinusoidBank, SinusoidSegment
 from .base import DIVERGENCE_LIMIT, Interval, diverged
 
-if TYPE_CHECKING:
-    from .runge_kutta import ExplicitRungeKutta
+
+class ExplicitTableau(Protocol):
+    """What the linear map reads of an explicit Runge-Kutta scheme
+    (:class:`~hydrofmu.runtime.schemes.runge_kutta.ExplicitRungeKutta`): its Butcher tableau
+    and the name it reports divergence under."""
+
+    A: NDArray[np.float64]
+    B: NDArray[np.float64]
+    C: NDArray[np.float64]
+
+    @property
+    def label(self) -> str: ...
 
 #: Why an explicit scheme diverges on a linear model, and the fix.
 ADVICE = ("the step is beyond the scheme's stability limit for the model's fastest mode, or "
@@ -123,7 +133,7 @@ class LinearRungeKutta:
     linear model (module docstring). :meth:`build` gives ``None`` when the model has no
     discrete particular solution."""
 
-    def __init__(self, scheme: ExplicitRungeKutta, model: LinearModel, dt: float,
+    def __init__(self, scheme: ExplicitTableau, model: LinearModel, dt: float,
                  r: NDArray[np.float64], w: list[NDArray[np.float64]],
                  steady: SinusoidSegment) -> None:
         self.scheme = scheme
@@ -140,7 +150,7 @@ class LinearRungeKutta:
         self._steady = steady
 
     @classmethod
-    def build(cls, scheme: ExplicitRungeKutta, model: LinearModel, *, dt: float,
+    def build(cls, scheme: ExplicitTableau, model: LinearModel, *, dt: float,
               bank: SinusoidBank) -> LinearRungeKutta | None:
         """The fused map for ``scheme`` (an explicit Runge-Kutta scheme, its tableau) on
         the linear ``model`` with internal steps ``dt`` (s; ``bank`` the simulator's
