@@ -73,12 +73,12 @@ def shift_matrix(offsets: list[np.ndarray]) -> np.ndarray:
     return t
 
 
-def block_differences(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    """Per 6 x 6 block (3, 3): max |ours - theirs| over the block (and the leading axis)
-    as a fraction of max |theirs| there."""
+def block_differences(ours: np.ndarray, theirs: np.ndarray, size: int = 6) -> np.ndarray:
+    """Per body-pair block of ``size`` x ``size`` (3, 3): max |ours - theirs| over the block
+    (and the leading axis) as a fraction of max |theirs| there."""
     out = np.zeros((3, 3))
     for i in range(3):
         for j in range(3):
-            s = (..., slice(6 * i, 6 * i + 6), slice(6 * j, 6 * j + 6))
+            s = (..., slice(size * i, size * i + size), slice(size * j, size * j + size))
             out[i, j] = np.max(np.abs(ours[s] - theirs[s])) / np.max(np.abs(theirs[s]))
     return out

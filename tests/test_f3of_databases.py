@@ -41,15 +41,6 @@ def _translational(m: np.ndarray) -> np.ndarray:
     return m[..., TRANSLATIONS][..., TRANSLATIONS, :]
 
 
-def _blocks3(ours: np.ndarray, theirs: np.ndarray) -> np.ndarray:
-    out = np.zeros((3, 3))
-    for i in range(3):
-        for j in range(3):
-            s = (..., slice(3 * i, 3 * i + 3), slice(3 * j, 3 * j + 3))
-            out[i, j] = np.max(np.abs(ours[s] - theirs[s])) / np.max(np.abs(theirs[s]))
-    return out
-
-
 def _ours(path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the asymmetry of a coarse mesh's A_inf
@@ -105,10 +96,10 @@ def discretisation() -> dict[str, np.ndarray]:
 def test_every_block_within_the_codes_spread_and_the_mesh(
         compared: dict, discretisation: dict, key: str) -> None:
     ours, pds, wdn = compared["ours"][key], compared["pds"][key], compared["wdn"][key]
-    spread = _blocks3(_translational(pds), _translational(wdn))
+    spread = block_differences(_translational(pds), _translational(wdn), size=3)
     mesh = discretisation[key]
     to_wdn = block_differences(ours, wdn)
-    to_pds = _blocks3(_translational(ours), _translational(pds))
+    to_pds = block_differences(_translational(ours), _translational(pds), size=3)
     names = ("base", "flap1", "flap2")
     lines = [f"{key}: block, ours-WDN %, ours-PDS (translations) %, PDS-WDN "
              "(translations) %, mesh %"]
