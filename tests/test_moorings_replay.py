@@ -81,3 +81,19 @@ def test_cli_replay_writes_forces_and_channels(tmp_path: Path, capsys) -> None:
     assert main(["mooring", "replay", str(lines), str(tmp_path / "none.csv"), "-o",
                  str(tmp_path / "o2.csv")]) == 2
     assert "none.csv" in capsys.readouterr().err
+
+
+def test_replay_refuses_a_scheme_without_internal_steps(tmp_path: Path, capsys) -> None:
+    """``tScheme = exact`` takes whole intervals by a linear map and has no internal steps to
+    drive the lines with: the replay says so and names the fix instead of failing later."""
+    motion = tmp_path / "motion.csv"
+    motion.write_text("t,point2.x,point2.y,point2.z\n0.0,0.0,0.0,-10.0\n1.0,0.0,0.0,-10.0\n")
+    text = (DATA / "chain_1line.txt").read_text()
+    lines = tmp_path / "lines.txt"
+    lines.write_text(text.replace("rk2           tScheme", "exact         tScheme"))
+    assert "exact         tScheme" in lines.read_text()
+    assert main(["mooring", "replay", str(lines), str(motion), "-o",
+                 str(tmp_path / "out.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "tScheme = 'exact'" in err and "RK4" in err
+    assert not (tmp_path / "out.csv").exists()

@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..export.line_kernel_build import compiled_library
-from ..runtime.errors import InputError
+from ..runtime.errors import InputError, MoorDynInputError
 from ..runtime.moorings.equilibrium import initial_state
 from ..runtime.moorings.frames import angular_velocity
 from ..runtime.moorings.lines import LineSystem
@@ -233,9 +233,16 @@ class Replay:
             initial-condition report.
         """
         from ..runtime.schemes.registry import make_scheme
+        from ..runtime.schemes.stagewise import StagewiseScheme
 
         s, o = self.system, self.model.options
         scheme = make_scheme(o.tScheme)
+        if not isinstance(scheme, StagewiseScheme):
+            raise MoorDynInputError(
+                f"tScheme = {o.tScheme!r} has no internal steps to replay the lines with "
+                "(it takes whole intervals by a linear map); fix: set tScheme to a MoorDyn "
+                "scheme such as RK4, RK2, Euler or Midpoint5 in the lines file's options",
+                value=o.tScheme)
         ts = self.motion.t
         p0, _ = self.kinematics(float(ts[0]))
         x, info = initial_state(s, p0)
