@@ -62,6 +62,13 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
         "gamma": 3.3,
         "n_components": 200,
         "discretization": "equal_energy",
+        # directional spreading (runtime/waves/spreading.py): none | cos2s | table; the
+        # cos-2s exponent; the table's directions (offsets from wave.direction, rad) and
+        # weights
+        "spreading": "none",
+        "spreading_s": 10.0,
+        "spreading_directions": [],
+        "spreading_weights": [],
     },
     # omega_max: cut of the IRF frequency integral (None: the data's last frequency);
     # taper: fraction of [0, omega_max] over which a half-cosine window brings the data to
