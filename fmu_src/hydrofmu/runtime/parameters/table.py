@@ -83,6 +83,9 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
     # (false: only each body's own blocks, WEC-Sim's default).
     "multibody": {"b2b": True},
+    # a steady current (runtime/waves/current.py): profile none | uniform | power, speed at
+    # the surface (m/s; 0: none), direction it flows to (rad), the power law's exponent
+    "current": {"profile": "none", "speed": 0.0, "direction": 0.0, "exponent": 1.0 / 7.0},
     # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
     # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
     "export": {"runtime": "python"},
