@@ -303,3 +303,22 @@ def test_spread_drift_tables_interpolate_in_heading() -> None:
     np.testing.assert_allclose(q, np.conj(np.swapaxes(q, 0, 1)), atol=1e-14)
     with pytest.raises(ConfigError, match=r"outside the data's headings"):
         spread_tables(entry, "mean", omega, omega, np.radians([10.0, 100.0, 0.0, 0.0]), "x")
+
+
+# ------------------------------------------------------------------ the native FMU
+@pytest.mark.fmu
+def test_native_fmu_equals_python_in_a_spread_sea(tmp_path: Path) -> None:
+    """The spreading changes only the excitation's sinusoids, which the native FMU steps
+    as any internal wave: every output within 1e-12 of its peak (tests/test_native_fmu.py's
+    acceptance and argument)."""
+    from hydrofmu.config.configuration import default_config
+    from native_helpers import build_pair, compare
+
+    bodies, config = default_config(
+        radiation={"method": "state_space"},
+        wave={"type": "irregular", "height": 2.0, "period": 8.0, "ramp_time": 20.0,
+              "seed": 7, "direction": MEAN, "spreading": "cos2s", "spreading_s": S})
+    assert all(config["bodies"][0]["free_dofs"])  # sway and roll move in the spread sea
+    pair = build_pair(bodies, config, tmp_path, "Spread", platforms=("linux64",))
+    err, name = compare(pair, "body.F_pto[3]", 1e5, 0.1, 300, tmp_path)
+    assert err <= 1e-12, f"{name}: {err:.3g} of its peak"
