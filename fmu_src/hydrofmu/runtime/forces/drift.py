@@ -33,8 +33,9 @@ from ..hydrodata.model import HydroData
 from ..parts.linear import ramp_factor
 from ..parts.part import Context, ModelInfo, Part
 from ..waves.models import IrregularWave, RegularWave
-from ..waves.spreading import ShortCrestedSea, heading_weight_matrix, internal_sea
+from ..waves.spreading import ShortCrestedSea, internal_sea
 from .drift_loads import DriftLoad, bilinear, interp_frequency
+from .headings import heading_map, is_axisymmetric
 from .wave_excitation import position_phase
 
 __all__ = ["DriftPart", "heading_weights", "pair_headings", "spread_tables"]
@@ -88,23 +89,28 @@ def pair_headings(headings: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def spread_tables(entry: dict[str, Any], mode: str, omega: NDArray[np.float64],
-                   omega_in: NDArray[np.float64], headings: NDArray[np.float64], where: str
-                   ) -> tuple[dict[str, Any], NDArray[np.complex128] | None]:
+                  omega_in: NDArray[np.float64], headings: NDArray[np.float64], where: str,
+                  axisymmetric: bool = False
+                  ) -> tuple[dict[str, Any], NDArray[np.complex128] | None]:
     """The :class:`DriftLoad` tables of a short-crested sea: the mean drift at each
     component's own heading (``mean``, ``newman``), the QTFs at each pair's mean heading
     (:func:`pair_headings`; the data hold the QTFs with ``beta1 = beta2`` only, so a pair
     from two headings takes the unidirectional QTF at their mean heading; its diagonal is
-    the mean drift at the component's heading), each linear in heading."""
+    the mean drift at the component's heading), each linear in heading; outside the data's
+    headings the nearest one's turned for an ``axisymmetric`` body
+    (:func:`~hydrofmu.runtime.forces.headings.heading_map`), refused otherwise."""
     n = omega.size
 
     def pairs(table: dict[str, Any], freqs: NDArray[np.float64]) -> NDArray[np.complex128]:
         grid = np.asarray(table["omega"], dtype=float)
         values = _complex_values(table)
-        w = heading_weight_matrix(table["direction"], pair_headings(headings), where)
-        out = np.zeros((n, n, values.shape[-1]), dtype=complex)
-        for k in np.flatnonzero(np.any(w != 0.0, axis=0)):
-            out += w[:, k].reshape(n, n)[:, :, None] * bilinear(freqs, grid, values[k])
-        return out
+        plan = heading_map(np.asarray(table["direction"], dtype=float),
+                           pair_headings(headings), where, axisymmetric)
+        used = plan.used()
+        per = [bilinear(freqs, grid, values[k]) if k in used else None
+               for k in range(values.shape[0])]
+        return plan.apply([p if p is not None else np.zeros((n, n, 6)) for p in per],
+                          rows=(n, n))
 
     total_sum = pairs(entry["qtf_sum"], omega) if "qtf_sum" in entry else None
     if mode == "qtf":
@@ -112,11 +118,12 @@ def spread_tables(entry: dict[str, Any], mode: str, omega: NDArray[np.float64],
     table = entry["mean"]
     grid = np.asarray(table["omega"], dtype=float)
     values = np.moveaxis(np.asarray(table["values"], dtype=float), 1, 0)  # (nb, nw, 6)
-    w = heading_weight_matrix(table["direction"], headings, where)
-    d = np.zeros((n, values.shape[-1]))
-    for k in np.flatnonzero(np.any(w != 0.0, axis=0)):
-        d += w[:, k, None] * interp_frequency(omega_in, grid, values[k])
-    return {"mean": d}, total_sum
+    plan = heading_map(np.asarray(table["direction"], dtype=float), headings, where,
+                       axisymmetric)
+    used = plan.used()
+    per = [interp_frequency(omega_in, grid, values[k]) if k in used else np.zeros((n, 6))
+           for k in range(values.shape[0])]
+    return {"mean": plan.apply(per)}, total_sum
 
 
 class DriftPart(Part):
@@ -183,7 +190,7 @@ class DriftPart(Part):
         total_sum = None
         if spread:
             load_kw, total_sum = spread_tables(entry, mode, omega, omega_in, wave.headings,
-                                                where)
+                                                where, is_axisymmetric(hd))
         elif mode == "qtf":
             q = _at_heading(table, "direction", wave.direction, where)
             load_kw: dict[str, Any] = {"difference": bilinear(omega_in, grid, q)}

@@ -37,13 +37,9 @@ from ..parts.part import (
     SinusoidalForcing,
 )
 from ..waves.models import IrregularWave, RegularWave, wave_number
-from ..waves.spreading import (
-    ShortCrestedSea,
-    heading_weight_matrix,
-    internal_sea,
-    spreading_from_config,
-)
+from ..waves.spreading import ShortCrestedSea, internal_sea, spreading_from_config
 from .excitation import ExcitationFromComponents, ExcitationFromInput
+from .headings import heading_map, is_axisymmetric
 from .radiation import check_in_range
 
 
@@ -77,18 +73,20 @@ def position_phase(hd: HydroData, position: Any, omega: NDArray[np.float64],
 def excitation_at(hd: HydroData, omega: NDArray[np.float64], headings: NDArray[np.float64],
                   where: str) -> NDArray[np.complex128]:
     """``X(w_i, beta_i)`` of each component, shape (n, 6): linear in frequency on the
-    data's grid, then linear in heading between the data's headings
-    (:func:`~hydrofmu.runtime.waves.spreading.heading_weight_matrix`, which refuses a
-    heading outside them)."""
-    weights = heading_weight_matrix(hd.wave_direction, headings, where)
-    out = np.zeros((omega.size, 6), dtype=complex)
-    for ib in np.flatnonzero(np.any(weights != 0.0, axis=0)):
-        x = hd.excitation[:, ib, :]
-        for i in range(6):
-            xi = np.interp(omega, hd.omega, x[:, i].real) + 1j * np.interp(
-                omega, hd.omega, x[:, i].imag)
-            out[:, i] += weights[:, ib] * xi
-    return out
+    data's grid, then linear in heading between the data's headings; outside them the
+    nearest heading's turned for a body axisymmetric by its data, refused for any other
+    (:func:`~hydrofmu.runtime.forces.headings.heading_map`)."""
+    plan = heading_map(hd.wave_direction, headings, where, is_axisymmetric(hd))
+    per_heading = []
+    for ib in range(hd.wave_direction.size):
+        xk = np.zeros((omega.size, 6), dtype=complex)
+        if ib in plan.used():
+            x = hd.excitation[:, ib, :]
+            for i in range(6):
+                xk[:, i] = np.interp(omega, hd.omega, x[:, i].real) + 1j * np.interp(
+                    omega, hd.omega, x[:, i].imag)
+        per_heading.append(xk)
+    return plan.apply(per_heading)
 
 
 #: A preview that leaves more than this L1 fraction of the excitation IRF cut off (on any
