@@ -38,7 +38,7 @@ def main() -> None:
     dt = float(t[1] - t[0])
     keep = t >= min(300.0, t[-1] / 2)      # after the ramp and the lines' settling
     window = max(1, round(100.0 / dt))      # 100 s: longer than the waves, shorter than
-    rows = []                               # the ~130 s surge period of the moored spar
+    rows = []                               # the ~270 s surge period of the moored spar
     for dof, name in ((1, "surge"), (2, "sway")):
         x = ds[f"spar.pose[{dof}]"].values
         slow = moving_average(x, window)

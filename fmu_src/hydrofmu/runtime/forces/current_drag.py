@@ -1,7 +1,7 @@
 """The bodies' quadratic drag in a steady current: ``F = -B_quad (v - u) |v - u|`` per DOF,
-with ``u`` the current's velocity at the reference point (``[current]``, :mod:`~hydrofmu.
-runtime.waves.current`: surge and sway components of the surface speed; heave and the
-rotations see no current), reported in ``F_viscous`` with the linear damping.
+with ``u`` the current's velocity at the reference point (``[current]``,
+:mod:`~hydrofmu.runtime.waves.current`: surge and sway components of the surface speed;
+heave and the rotations see no current), reported in ``F_viscous`` with the linear damping.
 
 The part exists only when the configuration has a current and a body has quadratic
 damping; :class:`~hydrofmu.runtime.forces.viscous.ViscousPart` then keeps the linear term
