@@ -115,10 +115,25 @@ def test_table_weights_give_the_counts() -> None:
     ({"kind": "table", "directions": (0.0, 0.1), "weights": (1.0,)}, ["same length"]),
     ({"kind": "table", "directions": (0.0,), "weights": (-1.0,)}, ["> 0"]),
     ({"kind": "table", "directions": (0.0, 0.0), "weights": (1.0, 1.0)}, ["repeats"]),
+    ({"kind": "table", "directions": ("a",), "weights": (1.0,)}, ["lists of numbers"]),
+    ({"kind": "swell"}, ["cos2s, table"]),
 ])
 def test_bad_spreading_is_refused(kw: dict[str, Any], words: list[str]) -> None:
     with pytest.raises(ConfigError) as exc:
         DirectionalSpreading(**kw)
+    for w in words:
+        assert w in str(exc.value)
+
+
+@pytest.mark.parametrize(("wave", "words"), [
+    ({"spreading": "cos-2s"}, ["none, cos2s, table"]),
+    ({"spreading": "table", "spreading_directions": "0 0.1"}, ["lists of numbers"]),
+])
+def test_bad_spreading_keys_are_refused(wave: dict[str, Any], words: list[str]) -> None:
+    from hydrofmu.runtime.waves.spreading import spreading_from_config
+
+    with pytest.raises(ConfigError) as exc:
+        spreading_from_config(wave)
     for w in words:
         assert w in str(exc.value)
 

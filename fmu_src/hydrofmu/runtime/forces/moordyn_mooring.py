@@ -118,6 +118,8 @@ class MoorDynPart(Part):
         current = current_from_config(model.config)
         if current is not None:  # the [current] section, as MoorDyn-C's Currents = 1 table
             md.current = current.table(environment(md).depth)
+            model.report.append(f"mooring: {current.describe()} on the lines (MoorDyn-C's "
+                                f"Currents = 1 table, {len(md.current)} row(s))")
         kernel = opts.get("kernel", "auto")
         if not isinstance(kernel, str):
             raise ConfigError(f"{where}: kernel must be 'auto', 'c' or 'numpy', got "

@@ -111,8 +111,14 @@ class DirectionalSpreading:
                     "very broad, 10 to 100 typical of wind sea to swell)", value=self.s)
             object.__setattr__(self, "s", s)
         elif self.kind == "table":
-            d = np.asarray(self.directions, dtype=float)
-            w = np.asarray(self.weights, dtype=float)
+            try:
+                d = np.asarray(self.directions, dtype=float)
+                w = np.asarray(self.weights, dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(
+                    f"wave.spreading_directions ({self.directions!r}) and "
+                    f"wave.spreading_weights ({self.weights!r}) must be lists of numbers",
+                    value=(self.directions, self.weights)) from exc
             if d.ndim != 1 or d.size == 0 or w.shape != d.shape:
                 raise ConfigError(
                     f"wave.spreading_directions ({list(self.directions)!r}) and "
@@ -174,8 +180,13 @@ def spreading_from_config(wave: Mapping[str, Any]) -> DirectionalSpreading | Non
         return None
     if kind == "cos2s":
         return DirectionalSpreading("cos2s", s=wave.get("spreading_s", 0.0))
-    return DirectionalSpreading("table", directions=tuple(wave.get("spreading_directions", ())),
-                                weights=tuple(wave.get("spreading_weights", ())))
+    directions, weights = wave.get("spreading_directions", ()), wave.get("spreading_weights", ())
+    if isinstance(directions, str) or isinstance(weights, str):
+        raise ConfigError(f"wave.spreading_directions = {directions!r} and "
+                          f"wave.spreading_weights = {weights!r} must be lists of numbers",
+                          value=(directions, weights))
+    return DirectionalSpreading("table", directions=tuple(np.atleast_1d(directions)),
+                                weights=tuple(np.atleast_1d(weights)))
 
 
 def heading_weight_matrix(grid: ArrayLike, headings: ArrayLike, where: str
