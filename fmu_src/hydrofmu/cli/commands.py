@@ -212,8 +212,13 @@ def _info(args: argparse.Namespace) -> int:
     import numpy as np
 
     from ..io.readers import read_hydro
+    from ..runtime.errors import HydroDataError
+    from .second_order_info import second_order_lines, second_order_only
 
-    hd = read_hydro(args.file, body=args.body)
+    try:
+        hd = read_hydro(args.file, body=args.body)
+    except HydroDataError as exc:  # a drift or QTF file alone, or first order refused
+        return second_order_only(args.file, args.body, exc)
     print(f"body {hd.name!r} from {hd.source}")
     print(f"  {hd.nw} frequencies {hd.omega[0]:.4g}..{hd.omega[-1]:.4g} rad/s; headings "
           f"{np.degrees(hd.wave_direction).round(3).tolist()} deg")
@@ -224,6 +229,7 @@ def _info(args: argparse.Namespace) -> int:
     print(f"  K_hs diagonal: {np.diag(hd.hydrostatic_stiffness).round(1).tolist()}")
     for note in hd.notes:
         print(f"  note: {note}")
+    print("\n".join(second_order_lines(args.file, args.body, hd.rho)))
     return 0
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..parts.part import Part, part_class, register_part
 from .catenary_mooring import CatenaryPart
+from .current_drag import CurrentDragPart, current_drag_needed
 from .drift import DriftPart
 from .hydrostatics import HydrostaticsPart
 from .joints import JOINTS
@@ -30,6 +31,7 @@ register_part("hydrostatics", HydrostaticsPart)
 register_part("radiation", RadiationPart)
 register_part("wave_excitation", WaveExcitation)
 register_part("viscous", ViscousPart)
+register_part("current_drag", CurrentDragPart)
 register_part("drift", DriftPart)
 register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
@@ -59,6 +61,8 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
     parts: list[tuple[type[Part], dict[str, Any]]] = [
         (part_class(name, "parts"), {}) for name in BODY_PARTS
     ]
+    if current_drag_needed(config):  # the quadratic drag on the velocity in the current
+        parts.append((part_class("current_drag", "parts"), {}))
     if any(b.get("drift") for b in config.get("bodies") or []):  # second-order loads
         parts.append((part_class("drift", "parts"), {}))
     for k, m in enumerate(config.get("moorings") or []):

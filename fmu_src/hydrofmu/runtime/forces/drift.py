@@ -32,11 +32,13 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..parts.linear import ramp_factor
 from ..parts.part import Context, ModelInfo, Part
-from ..waves.models import IrregularWave, RegularWave, internal_wave
+from ..waves.models import IrregularWave, RegularWave
+from ..waves.spreading import ShortCrestedSea, internal_sea
 from .drift_loads import DriftLoad, bilinear, interp_frequency
+from .headings import heading_map, is_axisymmetric
 from .wave_excitation import position_phase
 
-__all__ = ["DriftPart", "heading_weights"]
+__all__ = ["DriftPart", "heading_weights", "pair_headings", "spread_tables"]
 
 
 def heading_weights(grid: NDArray[np.float64], direction: float, where: str
@@ -73,6 +75,57 @@ def _at_heading(table: dict[str, Any], key: str, direction: float, where: str
     return sum(w * values[k] for k, w in weights)
 
 
+def _complex_values(table: dict[str, Any]) -> NDArray[Any]:
+    if "re" in table:
+        return np.asarray(table["re"], dtype=float) + 1j * np.asarray(table["im"], dtype=float)
+    return np.asarray(table["values"], dtype=float)
+
+
+def pair_headings(headings: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The heading of each pair of components, rad, shape (n, n): the mean of the two
+    along the shorter arc (``b_i`` on the diagonal)."""
+    b = np.asarray(headings, dtype=float)
+    return b[:, None] + 0.5 * np.angle(np.exp(1j * (b[None, :] - b[:, None])))
+
+
+def spread_tables(entry: dict[str, Any], mode: str, omega: NDArray[np.float64],
+                  omega_in: NDArray[np.float64], headings: NDArray[np.float64], where: str,
+                  axisymmetric: bool = False
+                  ) -> tuple[dict[str, Any], NDArray[np.complex128] | None]:
+    """The :class:`DriftLoad` tables of a short-crested sea: the mean drift at each
+    component's own heading (``mean``, ``newman``), the QTFs at each pair's mean heading
+    (:func:`pair_headings`; the data hold the QTFs with ``beta1 = beta2`` only, so a pair
+    from two headings takes the unidirectional QTF at their mean heading; its diagonal is
+    the mean drift at the component's heading), each linear in heading; outside the data's
+    headings the nearest one's turned for an ``axisymmetric`` body
+    (:func:`~hydrofmu.runtime.forces.headings.heading_map`), refused otherwise."""
+    n = omega.size
+
+    def pairs(table: dict[str, Any], freqs: NDArray[np.float64]) -> NDArray[np.complex128]:
+        grid = np.asarray(table["omega"], dtype=float)
+        values = _complex_values(table)
+        plan = heading_map(np.asarray(table["direction"], dtype=float),
+                           pair_headings(headings), where, axisymmetric)
+        used = plan.used()
+        per = [bilinear(freqs, grid, values[k]) if k in used else None
+               for k in range(values.shape[0])]
+        return plan.apply([p if p is not None else np.zeros((n, n, 6)) for p in per],
+                          rows=(n, n))
+
+    total_sum = pairs(entry["qtf_sum"], omega) if "qtf_sum" in entry else None
+    if mode == "qtf":
+        return {"difference": pairs(entry["qtf"], omega_in)}, total_sum
+    table = entry["mean"]
+    grid = np.asarray(table["omega"], dtype=float)
+    values = np.moveaxis(np.asarray(table["values"], dtype=float), 1, 0)  # (nb, nw, 6)
+    plan = heading_map(np.asarray(table["direction"], dtype=float), headings, where,
+                       axisymmetric)
+    used = plan.used()
+    per = [interp_frequency(omega_in, grid, values[k]) if k in used else np.zeros((n, 6))
+           for k in range(values.shape[0])]
+    return {"mean": plan.apply(per)}, total_sum
+
+
 class DriftPart(Part):
     """Second-order wave loads on the bodies with ``drift`` configured (``F_drift``)."""
 
@@ -100,8 +153,8 @@ class DriftPart(Part):
             height = float(p["wave.height"])
             self.built_height = height if height > 0.0 else 1.0
             self.scale = height / self.built_height
-            wave = internal_wave(
-                p, height=self.built_height,
+            wave = internal_sea(
+                p, model.config["wave"], height=self.built_height,
                 discretization=model.config["wave"]["discretization"],
                 omega_range=(max(hd.omega[0] for hd in model.bodies),
                              min(hd.omega[-1] for hd in model.bodies)))
@@ -110,7 +163,7 @@ class DriftPart(Part):
         self.active = bool(self.loads)
 
     def _build(self, model: ModelInfo, k: int, entry: dict[str, Any],
-               wave: RegularWave | IrregularWave) -> DriftLoad:
+               wave: RegularWave | IrregularWave | ShortCrestedSea) -> DriftLoad:
         """The :class:`DriftLoad` of body ``k`` from its payload ``entry``."""
         name = model.names[k]
         where = f"body '{name}': drift"
@@ -118,8 +171,10 @@ class DriftPart(Part):
         omega, amp, phase = wave.components()
         a = amp * np.exp(1j * phase)
         position = model.config["bodies"][k].get("position", (0.0, 0.0))
+        spread = isinstance(wave, ShortCrestedSea)
         if any(position):
-            a = a * position_phase(hd, position, omega, wave.direction)
+            a = a * position_phase(hd, position, omega,
+                                   wave.headings if spread else wave.direction)
         mode = entry["mode"]
         table = entry["qtf"] if mode == "qtf" else entry["mean"]
         grid = np.asarray(table["omega"], dtype=float)
@@ -133,7 +188,10 @@ class DriftPart(Part):
         omega_in = np.clip(omega, grid[0], grid[-1])
         omega_in[outside] = omega[outside]  # zero weight there (interpolation gives 0)
         total_sum = None
-        if mode == "qtf":
+        if spread:
+            load_kw, total_sum = spread_tables(entry, mode, omega, omega_in, wave.headings,
+                                                where, is_axisymmetric(hd))
+        elif mode == "qtf":
             q = _at_heading(table, "direction", wave.direction, where)
             load_kw: dict[str, Any] = {"difference": bilinear(omega_in, grid, q)}
         else:
@@ -141,7 +199,7 @@ class DriftPart(Part):
                              "values": np.moveaxis(np.asarray(table["values"]), 1, 0)},
                             "direction", wave.direction, where)
             load_kw = {"mean": interp_frequency(omega_in, grid, d)}
-        if "qtf_sum" in entry:
+        if "qtf_sum" in entry and not spread:
             ts = entry["qtf_sum"]
             sgrid = np.asarray(ts["omega"], dtype=float)
             total_sum = bilinear(omega, sgrid, _at_heading(ts, "direction", wave.direction,

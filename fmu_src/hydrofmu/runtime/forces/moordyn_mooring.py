@@ -55,9 +55,11 @@ from ..hydrodata.model import HydroData
 from ..moorings.equilibrium import initial_state
 from ..moorings.frames import cross, rotation
 from ..moorings.kernel_loader import unavailable_reason
+from ..moorings.line_layout import environment
 from ..moorings.lines import LineSystem
 from ..moorings.moordyn_input import parse_moordyn
 from ..parts.part import Context, ModelInfo, Part, Port
+from ..waves.current import current_from_config
 from .mooring_common import body_dofs, check_keys, initial_pose, mooring_body, tension_ports
 
 _KEYS = ("type", "file", "text", "body", "reference_point", "kernel")
@@ -113,6 +115,11 @@ class MoorDynPart(Part):
                               f"{opts.get('reference_point')!r}", value=ref.tolist())
         self.ref = ref
         md = parse_moordyn(opts["text"], path=Path(str(opts.get("file", "lines.txt"))))
+        current = current_from_config(model.config)
+        if current is not None:  # the [current] section, as MoorDyn-C's Currents = 1 table
+            md.current = current.table(environment(md).depth)
+            model.report.append(f"mooring: {current.describe()} on the lines (MoorDyn-C's "
+                                f"Currents = 1 table, {len(md.current)} row(s))")
         kernel = opts.get("kernel", "auto")
         if not isinstance(kernel, str):
             raise ConfigError(f"{where}: kernel must be 'auto', 'c' or 'numpy', got "

@@ -6,6 +6,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..parts.part import Context, ModelInfo, Part
+from .current_drag import current_drag_needed
 
 
 class ViscousDamping:
@@ -32,7 +33,11 @@ class ViscousDamping:
 
 
 class ViscousPart(Part):
-    """The configured linear and quadratic damping of every body, reported as ``F_viscous``."""
+    """The configured linear and quadratic damping of every body, reported as ``F_viscous``.
+
+    In a current (``[current]``) the quadratic term is the
+    :class:`~hydrofmu.runtime.forces.current_drag.CurrentDragPart`'s (on the velocity
+    relative to the water) and this part keeps the linear term only."""
 
     kind = "viscous"
     channel = "F_viscous"
@@ -46,6 +51,8 @@ class ViscousPart(Part):
             sl = slice(6 * k, 6 * k + 6)
             lin[sl, sl] = np.asarray(bc["linear_damping"], dtype=float)
             quad[sl] = np.asarray(bc["quadratic_damping"], dtype=float)
+        if current_drag_needed(model.config):
+            quad[:] = 0.0  # the current_drag part's, on the relative velocity
         self.model = ViscousDamping(lin, quad)
         self.names = list(model.names)
         self.linear = self.model.linear

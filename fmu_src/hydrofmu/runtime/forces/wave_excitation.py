@@ -36,13 +36,15 @@ from ..parts.part import (
     Port,
     SinusoidalForcing,
 )
-from ..waves.models import IrregularWave, RegularWave, internal_wave, wave_number
+from ..waves.models import IrregularWave, RegularWave, wave_number
+from ..waves.spreading import ShortCrestedSea, internal_sea, spreading_from_config
 from .excitation import ExcitationFromComponents, ExcitationFromInput
+from .headings import heading_map, is_axisymmetric
 from .radiation import check_in_range
 
 
 def position_phase(hd: HydroData, position: Any, omega: NDArray[np.float64],
-                   direction: float) -> NDArray[np.complex128]:
+                   direction: float | NDArray[np.float64]) -> NDArray[np.complex128]:
     """``exp(-i k(w) (x cos beta + y sin beta))`` at the frequencies ``omega`` (rad/s): the
     factor that moves a body's excitation from its data's origin to ``position`` (x, y), m.
 
@@ -62,7 +64,29 @@ def position_phase(hd: HydroData, position: Any, omega: NDArray[np.float64],
     """
     x, y = (float(v) for v in position)
     k = wave_number(omega, hd.water_depth, hd.g)
+    if np.ndim(direction):  # a short-crested sea: each component its heading
+        b = np.asarray(direction, dtype=float)
+        return np.exp(-1j * k * (x * np.cos(b) + y * np.sin(b)))
     return np.exp(-1j * k * (x * math.cos(direction) + y * math.sin(direction)))
+
+
+def excitation_at(hd: HydroData, omega: NDArray[np.float64], headings: NDArray[np.float64],
+                  where: str) -> NDArray[np.complex128]:
+    """``X(w_i, beta_i)`` of each component, shape (n, 6): linear in frequency on the
+    data's grid, then linear in heading between the data's headings; outside them the
+    nearest heading's turned for a body axisymmetric by its data, refused for any other
+    (:func:`~hydrofmu.runtime.forces.headings.heading_map`)."""
+    plan = heading_map(hd.wave_direction, headings, where, is_axisymmetric(hd))
+    per_heading = []
+    for ib in range(hd.wave_direction.size):
+        xk = np.zeros((omega.size, 6), dtype=complex)
+        if ib in plan.used():
+            x = hd.excitation[:, ib, :]
+            for i in range(6):
+                xk[:, i] = np.interp(omega, hd.omega, x[:, i].real) + 1j * np.interp(
+                    omega, hd.omega, x[:, i].imag)
+        per_heading.append(xk)
+    return plan.apply(per_heading)
 
 
 #: A preview that leaves more than this L1 fraction of the excitation IRF cut off (on any
@@ -93,7 +117,7 @@ class WaveExcitation(Part):
         self.preview_time = float(p["excitation.preview_time"])
         self.components: ExcitationFromComponents | None = None
         self.from_input: ExcitationFromInput | None = None
-        self.wave: RegularWave | IrregularWave | None = None
+        self.wave: RegularWave | IrregularWave | ShortCrestedSea | None = None
         self.cutoff: list[NDArray[np.float64]] = []
         if self.wave_type in ("regular", "irregular"):
             self._build_components(model)
@@ -121,31 +145,43 @@ class WaveExcitation(Part):
         if self.wave_type == "regular":
             for hd in self.bodies:
                 check_in_range(hd, 2 * math.pi / float(p["wave.period"]), "wave.type = regular")
-        wave = internal_wave(
-            p, height=height, discretization=model.config["wave"]["discretization"],
+        wave = internal_sea(
+            p, model.config["wave"], height=height,
+            discretization=model.config["wave"]["discretization"],
             omega_range=(max(hd.omega[0] for hd in self.bodies),
                          min(hd.omega[-1] for hd in self.bodies)))
         self.wave = wave
         omega, amp, phase = wave.components()
         c_eta = amp * np.exp(1j * phase)
         coef = np.zeros((omega.size, model.n), dtype=complex)
+        spread = isinstance(wave, ShortCrestedSea)
         for k, hd in enumerate(self.bodies):
-            ib = hd.direction_index(self.direction)
-            x = hd.excitation[:, ib, :]
-            for i in range(6):
-                xi = np.interp(omega, hd.omega, x[:, i].real) + 1j * np.interp(
-                    omega, hd.omega, x[:, i].imag
-                )
-                coef[:, 6 * k + i] = xi * c_eta
+            if spread:
+                xk = excitation_at(hd, omega, wave.headings,
+                                   f"body '{self.names[k]}': wave excitation")
+                coef[:, 6 * k : 6 * k + 6] = xk * c_eta[:, None]
+            else:
+                ib = hd.direction_index(self.direction)
+                x = hd.excitation[:, ib, :]
+                for i in range(6):
+                    xi = np.interp(omega, hd.omega, x[:, i].real) + 1j * np.interp(
+                        omega, hd.omega, x[:, i].imag
+                    )
+                    coef[:, 6 * k + i] = xi * c_eta
             if any(self.positions[k]):
                 coef[:, 6 * k : 6 * k + 6] *= position_phase(
-                    hd, self.positions[k], omega, self.direction)[:, None]
+                    hd, self.positions[k], omega,
+                    wave.headings if spread else self.direction)[:, None]
         self.components = ExcitationFromComponents(omega, coef, c_eta)
         model.report.append(
             f"wave: {self.wave_type}, {omega.size} component(s), "
             f"{omega.min():.4g}..{omega.max():.4g} rad/s"
         )
-        if isinstance(wave, IrregularWave):
+        if spread:
+            model.report.append(f"short-crested sea: {wave.spreading.describe()} about "
+                                f"{math.degrees(self.direction):.4g} deg, one heading per "
+                                "component")
+        if isinstance(wave, IrregularWave | ShortCrestedSea):
             frac = float(wave.energy_fraction)
             model.report.append(
                 f"irregular wave: {100 * frac:.3g} % of the spectrum's energy lies in the "
@@ -154,6 +190,13 @@ class WaveExcitation(Part):
             )
 
     def _build_input(self, model: ModelInfo) -> None:
+        spreading = spreading_from_config(model.config["wave"])
+        if spreading is not None:
+            raise ConfigError(
+                f"wave.type = input with wave.spreading = {model.config['wave']['spreading']!r}:"
+                " the elevation input is one long-crested record at the reference point; "
+                "use wave.type = irregular for a short-crested sea, or spreading = 'none'",
+                value=model.config["wave"]["spreading"])
         moved = [self.names[k] for k, p in enumerate(self.positions) if any(p)]
         if moved:
             raise ConfigError(

@@ -4,7 +4,8 @@
  * derivative_and_evaluate, evaluate), term for term and in the same order of operations
  * where it matters: segment stiffness (no compression unless asked) and internal damping,
  * weight and buoyancy of the submerged length, Morison drag (normal and axial) and added
- * mass in still water, seabed contact, the per-node mass matrix solve
+ * mass in still water or in a steady current (a depth table, MoorDyn-C's Currents = 1:
+ * the drag on the velocity relative to the water), seabed contact, the per-node mass matrix solve
  * (a I + b q q')^-1 f, free points (own mass, volume, drag, added mass and the line ends
  * on them, a 3x3 solve), and the kinematics of the points (fixed, coupled, on fixed or
  * coupled bodies, free).
@@ -58,6 +59,12 @@ typedef struct hf_lines {
     /* work and results, owned by the caller */
     double *r, *v, *rp, *vp, *fnet, *a, *b, *q, *pair_tension, *seg_force, *point_f;
     double *sub_len, *seg_sub, *point_m; /* point_m: (n_free, 9) */
+    /* steady current (appended; n_current = 0: still water, the pointers unused): the
+     * water velocity at depth z, linear between the rows of current_z (ascending, m),
+     * the end rows' values beyond them, as MoorDyn-C's Currents = 1 */
+    int64_t n_current;
+    const double *current_z;     /* (n_current,) m */
+    const double *current_u;     /* (n_current, 3) m/s */
 } hf_lines;
 
 HF_EXPORT int64_t hf_line_kernel_abi(void) { return HF_LINE_KERNEL_ABI; }
@@ -68,7 +75,7 @@ static double dot3(const double *x, const double *y) {
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
 }
 
-/* Morison drag of one node with unit tangent q and velocity v (no current): normal and
+/* Morison drag of one node with unit tangent q and velocity v (relative to the water): normal and
  * tangential parts, each c |v_part| v_part with c = cn, ct (N s^2/m^2), subtracted from f. */
 static void morison_drag(double *f, const double *v, const double *q, double cn, double ct) {
     double u = dot3(v, q), vpar[3], vperp[3], sp;
@@ -78,6 +85,33 @@ static void morison_drag(double *f, const double *v, const double *q, double cn,
     for (k = 0; k < 3; k++) f[k] -= sp * vperp[k];
     sp = fabs(u) * ct;
     for (k = 0; k < 3; k++) f[k] -= sp * vpar[k];
+}
+
+/* The water velocity u (m/s) at depth z (m): the current table, linear in z between its
+ * rows (np.interp's formula), clamped to the end rows beyond them. */
+static void water_velocity(const hf_lines *L, double z, double *u) {
+    const double *cz = L->current_z, *cu = L->current_u;
+    int64_t n = L->n_current, lo = 0, hi, k;
+    if (n == 1 || z <= cz[0]) { for (k = 0; k < 3; k++) u[k] = cu[k]; return; }
+    if (z >= cz[n - 1]) { for (k = 0; k < 3; k++) u[k] = cu[3 * (n - 1) + k]; return; }
+    hi = n - 1;
+    while (hi - lo > 1) { int64_t mid = (lo + hi) / 2; if (cz[mid] <= z) lo = mid; else hi = mid; }
+    for (k = 0; k < 3; k++) {
+        double slope = (cu[3 * hi + k] - cu[3 * lo + k]) / (cz[hi] - cz[lo]);
+        u[k] = slope * (z - cz[lo]) + cu[3 * lo + k];
+    }
+}
+
+/* The velocity of node or point i relative to the water: v itself in still water, else
+ * v - u(z) into rel (returned). */
+static const double *relative_velocity(const hf_lines *L, const double *v, double z,
+                                       double *rel) {
+    double u[3];
+    int k;
+    if (L->n_current <= 0) return v;
+    water_velocity(L, z, u);
+    for (k = 0; k < 3; k++) rel[k] = v[k] - u[k];
+    return rel;
 }
 
 /* Rx(roll) Ry(pitch) Rz(yaw) (MoorDyn-C's RotXYZ), as hydrofmu.moorings.frames.rotation. */
@@ -203,8 +237,9 @@ static void node_forces(const hf_lines *L, double drag_scale, int compression) {
             fnet[3 * i + 2] += L->wz_full[i];
         }
         for (i = 0; i < nn; i++) {
-            double cn, ct;
-            const double *vi = v + 3 * i, *qi = q + 3 * i;
+            double cn, ct, rel[3];
+            const double *vi = relative_velocity(L, v + 3 * i, r[3 * i + 2], rel);
+            const double *qi = q + 3 * i;
             if (drag_scale == 1.0) { cn = L->cn_full[i]; ct = L->ct_full[i]; }
             else {
                 double shared = shared_c * L->n_len[i];
@@ -228,8 +263,9 @@ static void node_forces(const hf_lines *L, double drag_scale, int compression) {
             double left = L->node_left[i] >= 0 ? L->seg_sub[L->node_left[i]] : 0.0;
             double right = L->node_right[i] >= 0 ? L->seg_sub[L->node_right[i]] : 0.0;
             double sub = 0.5 * (left + right), vol = sub * L->n_area[i];
-            double cn, ct, shared;
-            const double *vi = v + 3 * i, *qi = q + 3 * i;
+            double cn, ct, shared, rel[3];
+            const double *vi = relative_velocity(L, v + 3 * i, r[3 * i + 2], rel);
+            const double *qi = q + 3 * i;
             fnet[3 * i + 2] -= L->g * (L->n_m[i] - L->rho * vol);
             L->a[i] = L->n_m[i] + L->rho * vol * L->n_can[i];
             L->b[i] = L->rho * vol * (L->n_cat[i] - L->n_can[i]);
@@ -260,7 +296,8 @@ static void point_forces(const hf_lines *L, double drag_scale) {
     for (j = 0; j < 2 * L->n_lines; j++)
         for (k = 0; k < 3; k++) f[3 * L->end_points[j] + k] += L->fnet[3 * L->end_nodes[j] + k];
     for (i = 0; i < L->n_points; i++) {
-        const double *vi = L->vp + 3 * i;
+        double rel[3];
+        const double *vi = relative_velocity(L, L->vp + 3 * i, L->rp[3 * i + 2], rel);
         double c = 0.5 * L->rho * L->point_cda[i] * sqrt(dot3(vi, vi)) * drag_scale;
         for (k = 0; k < 3; k++) f[3 * i + k] -= c * vi[k];
     }

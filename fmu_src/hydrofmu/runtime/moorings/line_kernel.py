@@ -45,7 +45,8 @@ class HfLines(ctypes.Structure):
                 + [(n, _I64P) for n in _INT_ARRAYS] + [(n, _F64P) for n in _REAL_ARRAYS]
                 + [(n, _I64P) for n in _INT_ARRAYS2] + [("group_pose", _F64P)]
                 + [(n, _I64P) for n in ("group_start", "group_points")]
-                + [(n, _F64P) for n in _WORK])
+                + [(n, _F64P) for n in _WORK]
+                + [("n_current", ctypes.c_int64), ("current_z", _F64P), ("current_u", _F64P)])
 
 
 class LineKernel:
@@ -110,7 +111,8 @@ class LineKernel:
             point_ca=reals(s.point_ca), cp_index=ints(s.coupled_points),
             free_points=ints(s.free_points), point_free=point_free,
             group_k=ints(np.array(group_k, dtype=np.int64)), group_pose=reals(group_pose),
-            group_start=ints(group_start), group_points=ints(np.array(group_points)))
+            group_start=ints(group_start), group_points=ints(np.array(group_points)),
+            current_z=reals(s.current_z), current_u=reals(s.current_u))
         npt = s.n_points
         work = {"r": (nn, 3), "v": (nn, 3), "rp": (npt, 3), "vp": (npt, 3), "fnet": (nn, 3),
                 "a": (nn,), "b": (nn,), "q": (nn, 3), "pair_tension": (max(nn - 1, 1),),
@@ -131,7 +133,8 @@ class LineKernel:
                             ("n_cp", len(s.coupled_points)),
                             ("n_coupled_bodies", len(s.coupled_bodies)),
                             ("no_bodies", int(s.no_bodies)),
-                            ("has_seabed", int(s.has_seabed))):
+                            ("has_seabed", int(s.has_seabed)),
+                            ("n_current", s.current_z.size)):
             setattr(st, name, int(value))
         env = s.env
         st.g, st.rho, st.depth, st.kbot, st.cbot = env.g, env.rho, env.depth, env.kbot, env.cbot

@@ -15,7 +15,7 @@ through its public fields; its arrays are read-only (numpy + standard library on
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 from numpy.typing import NDArray
@@ -61,6 +61,14 @@ class BodyGroup:
     pose: Array
     points: IntArray
     r0: Array
+
+
+def _no_current_z() -> Array:
+    return np.zeros(0)
+
+
+def _no_current_u() -> Array:
+    return np.zeros((0, 3))
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,10 @@ class LineArrays:
         Fully submerged vertical weight and buoyancy of each node, N.
     cn_full, ct_full
         Fully submerged normal and tangential drag factors ``rho/2 Cd d l``, kg/m.
+    current_z, current_u
+        A steady current, MoorDyn-C's ``Currents = 1`` table: depths, m, ascending, shape
+        (n,), and the water velocity there, m/s, shape (n, 3), linear in between and the
+        end rows' values beyond (:func:`water_velocity`); empty (n = 0): still water.
     """
 
     env: Environment
@@ -206,6 +218,8 @@ class LineArrays:
     wz_full: Array
     cn_full: Array
     ct_full: Array
+    current_z: Array = field(default_factory=_no_current_z)
+    current_u: Array = field(default_factory=_no_current_u)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -301,7 +315,34 @@ def line_arrays(model: MoorDynModel) -> LineArrays:
         a_full=n["n_m"] + env.rho * vol * n["n_can"],
         b_full=env.rho * vol * (n["n_cat"] - n["n_can"]),
         wz_full=-env.g * (n["n_m"] - env.rho * vol),
-        cn_full=cdn_d * half_rho * n["n_len"], ct_full=cdt_d * half_rho * n["n_len"])
+        cn_full=cdn_d * half_rho * n["n_len"], ct_full=cdt_d * half_rho * n["n_len"],
+        **_current(model))
+
+
+def _current(model: MoorDynModel) -> dict[str, Array]:
+    """The model's steady current table (``model.current``: rows ``(z, ux, uy, uz)``, m and
+    m/s), sorted by depth; none when it has no rows."""
+    rows = np.array(getattr(model, "current", ()) or (), dtype=float).reshape(-1, 4)
+    if not rows.size:
+        return {}
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    if np.any(np.diff(rows[:, 0]) <= 0.0) or not np.all(np.isfinite(rows)):
+        raise ConfigError(f"the current table's depths must be finite and distinct, got "
+                          f"{rows[:, 0].tolist()} m", value=rows[:, 0].tolist())
+    return {"current_z": np.ascontiguousarray(rows[:, 0]),
+            "current_u": np.ascontiguousarray(rows[:, 1:])}
+
+
+def water_velocity(arrays: LineArrays, z: Array) -> Array | None:
+    """The steady current's velocity at the depths ``z`` (m, shape (n,)): m/s, shape (n, 3);
+    ``None`` in still water. Linear between the table's depths (``numpy.interp``, as the
+    kernel), the end rows' values beyond them (MoorDyn-C's ``Currents = 1``)."""
+    cz, cu = arrays.current_z, arrays.current_u
+    if cz.size == 0:
+        return None
+    if cz.size == 1:
+        return np.broadcast_to(cu[0], (np.size(z), 3))
+    return np.stack([np.interp(z, cz, cu[:, k]) for k in range(3)], axis=1)
 
 
 def _nodes(model: MoorDynModel) -> dict:

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from .frames import cross
 from .kernel_loader import select_kernel
 from .line_kernel import LineKernel
-from .line_layout import Environment, line_arrays
+from .line_layout import Environment, line_arrays, water_velocity
 from .moordyn_model import MoorDynModel
 from .point_motion import point_kinematics
 
@@ -185,10 +185,13 @@ class LineSystem:
             b = env.rho * vol * (la.n_cat - la.n_can)
             shared = (0.5 * env.rho * self.drag_scale) * sub_len
             cn, ct = la.cdn_d * shared, la.cdt_d * shared
-        # Morison drag in still water: normal and tangential parts of the node's velocity
-        u = np.einsum("ij,ij->i", v, q)
+        # Morison drag: normal and tangential parts of the node's velocity relative to the
+        # water (still, or the steady current)
+        water = water_velocity(la, z)
+        vr = v if water is None else v - water
+        u = np.einsum("ij,ij->i", vr, q)
         v_par = u[:, None] * q
-        v_perp = v - v_par
+        v_perp = vr - v_par
         fnet -= (np.sqrt(np.einsum("ij,ij->i", v_perp, v_perp)) * cn)[:, None] * v_perp
         fnet -= (np.abs(u) * ct)[:, None] * v_par
         # seabed
@@ -209,16 +212,18 @@ class LineSystem:
         v[la.end_nodes] = v_points[la.end_points]
         return r, v
 
-    def _point_forces(self, fnet: Array, a: Array, b: Array, q: Array, vp: Array
-                      ) -> tuple[Array, Array]:
+    def _point_forces(self, fnet: Array, a: Array, b: Array, q: Array, vp: Array,
+                      rp: Array) -> tuple[Array, Array]:
         """Net force (N) and mass matrix (kg) of every point, shapes (n_points, 3[, 3])."""
         la = self.arrays
         env = la.env
         f = np.zeros((la.n_points, 3))
         f[:, 2] = env.g * (la.point_volume * env.rho - la.point_mass)
         np.add.at(f, la.end_points, fnet[la.end_nodes])
-        speed = np.sqrt(np.einsum("ij,ij->i", vp, vp))
-        f -= (0.5 * env.rho * la.point_cda * speed * self.drag_scale)[:, None] * vp
+        water = water_velocity(la, rp[:, 2])
+        vr = vp if water is None else vp - water
+        speed = np.sqrt(np.einsum("ij,ij->i", vr, vr))
+        f -= (0.5 * env.rho * la.point_cda * speed * self.drag_scale)[:, None] * vr
         m = np.zeros((la.n_points, 3, 3))
         eye = np.eye(3)
         m += ((la.point_mass + env.rho * la.point_volume * la.point_ca)[:, None, None]
@@ -267,11 +272,12 @@ class LineSystem:
         if la.n_free:
             base, nf = 6 * ni, la.n_free
             out[base:base + 3 * nf] = vp[la.free_points].ravel()
-            out[base + 3 * nf:base + 6 * nf] = self._free_acceleration(fnet, a, b, q, vp).ravel()
+            acc = self._free_acceleration(fnet, a, b, q, vp, rp)
+            out[base + 3 * nf:base + 6 * nf] = acc.ravel()
         return out
 
-    def _free_acceleration(self, fnet: Array, a: Array, b: Array, q: Array, vp: Array
-                           ) -> Array:
+    def _free_acceleration(self, fnet: Array, a: Array, b: Array, q: Array, vp: Array,
+                           rp: Array) -> Array:
         """Acceleration of the free points, m/s^2, shape (n_free, 3).
 
         As :meth:`_point_forces` restricted to the free points, with the line ends summed
@@ -282,6 +288,9 @@ class LineSystem:
         f = inc @ fnet[ends]
         f[:, 2] += self._free_weight
         vf = vp[la.free_points]
+        water = water_velocity(la, rp[la.free_points, 2])
+        if water is not None:
+            vf = vf - water
         speed = np.sqrt(np.einsum("ij,ij->i", vf, vf))
         f -= (self._free_drag * self.drag_scale * speed)[:, None] * vf
         qe = q[ends]
@@ -317,7 +326,7 @@ class LineSystem:
         seg_tension = self._pair_tension[la.seg0]
         fp = None
         if points or la.n_free:
-            fp, mp = self._point_forces(fnet, a, b, q, vp)
+            fp, mp = self._point_forces(fnet, a, b, q, vp, rp)
         if la.n_free:
             fr = la.free_points
             accp = np.linalg.solve(mp[fr], fp[fr][:, :, None])[:, :, 0]
@@ -337,7 +346,7 @@ class LineSystem:
         rp, vp = self.point_kinematics(x, coupled_positions, coupled_velocities)
         r, v = self._nodes(x, rp, vp)
         fnet, a, b, q = self.node_forces(r, v)
-        fp, _ = self._point_forces(fnet, a, b, q, vp)
+        fp, _ = self._point_forces(fnet, a, b, q, vp, rp)
         return {"r": r, "v": v, "fnet": fnet, "point_r": rp, "point_v": vp, "point_f": fp,
                 "seg_tension": self._pair_tension[la.seg0]}
 

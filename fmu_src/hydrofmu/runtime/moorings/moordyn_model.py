@@ -97,3 +97,6 @@ class MoorDynModel:
     options: Options = field(default_factory=Options)
     outputs: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: A steady current, rows ``(z, ux, uy, uz)`` (m, m/s) as MoorDyn-C's ``Currents = 1``
+    #: table (hydrofmu's ``[current]`` section sets it); empty: still water.
+    current: list[tuple[float, float, float, float]] = field(default_factory=list)

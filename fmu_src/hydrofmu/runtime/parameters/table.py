@@ -62,6 +62,13 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
         "gamma": 3.3,
         "n_components": 200,
         "discretization": "equal_energy",
+        # directional spreading (runtime/waves/spreading.py): none | cos2s | table; the
+        # cos-2s exponent; the table's directions (offsets from wave.direction, rad) and
+        # weights
+        "spreading": "none",
+        "spreading_s": 10.0,
+        "spreading_directions": [],
+        "spreading_weights": [],
     },
     # omega_max: cut of the IRF frequency integral (None: the data's last frequency);
     # taper: fraction of [0, omega_max] over which a half-cosine window brings the data to
@@ -76,6 +83,9 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
     # (false: only each body's own blocks, WEC-Sim's default).
     "multibody": {"b2b": True},
+    # a steady current (runtime/waves/current.py): profile none | uniform | power, speed at
+    # the surface (m/s; 0: none), direction it flows to (rad), the power law's exponent
+    "current": {"profile": "none", "speed": 0.0, "direction": 0.0, "exponent": 1.0 / 7.0},
     # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
     # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
     "export": {"runtime": "python"},
