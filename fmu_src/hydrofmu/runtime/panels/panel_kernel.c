@@ -1,0 +1,267 @@
+/* Pressure integration over the wetted part of a body's triangle mesh (C99, no allocation).
+ *
+ * One call (hp_panel_eval) places the mesh at a pose (world = t + R v), cuts every
+ * triangle at the free surface and integrates over the wetted part:
+ *
+ *   - the static pressure  p_s = -rho g z             (z up, z = 0 the mean surface);
+ *   - the incident wave's pressure (linear Airy, any number of components)
+ *       p_w = rho g sum_j a_j f_j(z) cos(w_j t - k_j (x cos b_j + y sin b_j) + phi_j)
+ *     with f_j(z) = cosh(k_j (z + h)) / cosh(k_j h) (e^{k_j z} in deep water) for z <= 0
+ *     and f_j = 1 above the mean surface (the hydrostatic extension: there the total
+ *     pressure p_s + p_w = rho g (eta - z) vanishes at the instantaneous surface);
+ *
+ * returning the force -int p n dS and its moment about a reference point (world axes,
+ * n the outward normal) for each of the two pressures, and, for the cut at the mean
+ * surface, the wetted volume, its centre and the waterplane area and centre (the
+ * divergence theorem with the waterplane cap at z = 0, which adds nothing to the fields
+ * (0, 0, z), (0, 0, x z), (0, 0, y z), (0, 0, z^2 / 2)).
+ *
+ * The surface: `mean` cuts at z = 0 (exact: the cut of a plane triangle by a plane);
+ * `instantaneous` cuts at z = eta(x, y, t) with eta evaluated at the triangle's vertices
+ * and taken linear over the triangle (the surface's error is second order in the panel
+ * size, k^2 a h^2 / 8 at most).
+ *
+ * Static pressure: linear over a triangle, integrated exactly (int f g dA = A/12 (sum f_i
+ * g_i + sum f_i sum g_i) for linear f, g). Wave pressure: the symmetric three-point rule of
+ * degree 2 (barycentric (2/3, 1/6, 1/6) and permutations, weights 1/3).
+ *
+ * Quadrilaterals are split into triangles by the caller; a triangle's vertices are counter-
+ * clockwise seen from the water (outward normal).
+ */
+#include <math.h>
+#include <stdint.h>
+
+#define HP_PANEL_KERNEL_ABI 1
+
+#if defined(_WIN32)
+#define HP_EXPORT __declspec(dllexport)
+#else
+#define HP_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* The mesh, the wave and the constants; arrays owned by the caller (read only). */
+struct hp_panels {
+    int64_t n_vertices;        /* vertices in the body frame, about the reference point */
+    int64_t n_triangles;
+    int64_t n_components;      /* wave components (0: no wave) */
+    double rho, g, depth;      /* kg/m^3, m/s^2, m (inf or <= 0: deep water) */
+    const double *vertices;    /* (n_vertices, 3) */
+    const int64_t *triangles;  /* (n_triangles, 3) */
+    const double *amplitude;   /* (n_components,) m */
+    const double *omega;       /* rad/s */
+    const double *wavenumber;  /* rad/m */
+    const double *heading;     /* rad, direction the waves travel to */
+    const double *phase;       /* rad */
+    double *work;              /* (n_vertices, 4) + (n_components, 4): world vertices and
+                                  their height above the surface; per-component cos/sin */
+};
+
+/* Output layout (HP_OUT doubles). */
+enum {
+    HP_STATIC = 0,   /* 6: force, moment of the static pressure */
+    HP_WAVE = 6,     /* 6: force, moment of the wave pressure */
+    HP_VOLUME = 12,  /* wetted volume (mean cut), m^3 */
+    HP_COB = 13,     /* 3: its centre, world, m */
+    HP_AWP = 16,     /* waterplane area, m^2 */
+    HP_CWP = 17,     /* 2: waterplane centre x, y, m */
+    HP_WETTED = 19,  /* wetted area, m^2 */
+    HP_OUT = 20
+};
+
+/* Modes (bit flags). */
+enum { HP_MODE_STATIC = 1, HP_MODE_WAVE = 2, HP_MODE_INSTANTANEOUS = 4 };
+
+HP_EXPORT int64_t hp_panel_kernel_abi(void) { return HP_PANEL_KERNEL_ABI; }
+HP_EXPORT int64_t hp_panel_kernel_struct_size(void) { return (int64_t)sizeof(struct hp_panels); }
+
+static int deep(const struct hp_panels *m) { return !(m->depth > 0.0) || isinf(m->depth); }
+
+/* Depth factor f(z) of one component (z <= 0), overflow-free for large k h. */
+static double depth_factor(const struct hp_panels *m, double k, double z)
+{
+    if (z > 0.0)
+        return 1.0;
+    if (deep(m))
+        return exp(k * z);
+    return (exp(k * z) + exp(-k * (z + 2.0 * m->depth))) / (1.0 + exp(-2.0 * k * m->depth));
+}
+
+/* Elevation (with_depth = 0) or wave pressure / (rho g) (with_depth = 1) at a point. The
+ * per-component cos/sin of (w t + phi) are in cs (pairs), scaled by the amplitude. */
+static double wave_sum(const struct hp_panels *m, const double *cs, const double *r,
+                       int with_depth)
+{
+    double s = 0.0;
+    for (int64_t j = 0; j < m->n_components; ++j) {
+        double kx = m->wavenumber[j] * (r[0] * cs[4 * j + 2] + r[1] * cs[4 * j + 3]);
+        /* a cos(wt + phi - kx) = a cos(wt+phi) cos kx + a sin(wt+phi) sin kx */
+        double c = cs[4 * j] * cos(kx) + cs[4 * j + 1] * sin(kx);
+        s += with_depth ? c * depth_factor(m, m->wavenumber[j], r[2]) : c;
+    }
+    return s;
+}
+
+static void cross(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Accumulate one wetted triangle p0 p1 p2 (world). */
+static void add_triangle(const struct hp_panels *m, const double *p0, const double *p1,
+                         const double *p2, const double *ref, const double *cs, int mode,
+                         double *out)
+{
+    double e1[3], e2[3], nv[3];
+    const double *p[3] = {p0, p1, p2};
+    for (int i = 0; i < 3; ++i) {
+        e1[i] = p1[i] - p0[i];
+        e2[i] = p2[i] - p0[i];
+    }
+    cross(e1, e2, nv);
+    for (int i = 0; i < 3; ++i)
+        nv[i] *= 0.5; /* area vector N = A n */
+    double area = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+    if (area == 0.0)
+        return;
+    double c[3], szr[3];
+    for (int i = 0; i < 3; ++i)
+        c[i] = (p0[i] + p1[i] + p2[i]) / 3.0;
+    /* (1/A) int z r dA = (sum z_i r_i + 9 z_c r_c) / 12 */
+    for (int i = 0; i < 3; ++i)
+        szr[i] = (p0[2] * p0[i] + p1[2] * p1[i] + p2[2] * p2[i] + 9.0 * c[2] * c[i]) / 12.0;
+    double rg = m->rho * m->g;
+    out[HP_WETTED] += area;
+    /* geometry of the mean cut */
+    out[HP_VOLUME] += c[2] * nv[2];
+    out[HP_COB] += szr[0] * nv[2];
+    out[HP_COB + 1] += szr[1] * nv[2];
+    out[HP_COB + 2] += 0.5 * szr[2] * nv[2];
+    out[HP_AWP] -= nv[2];
+    out[HP_CWP] -= c[0] * nv[2];
+    out[HP_CWP + 1] -= c[1] * nv[2];
+    if (mode & HP_MODE_STATIC) { /* -int p n = rho g int z n */
+        double arm[3], mom[3];
+        for (int i = 0; i < 3; ++i) {
+            out[HP_STATIC + i] += rg * c[2] * nv[i];
+            arm[i] = szr[i] - ref[i] * c[2];
+        }
+        cross(arm, nv, mom);
+        for (int i = 0; i < 3; ++i)
+            out[HP_STATIC + 3 + i] += rg * mom[i];
+    }
+    if ((mode & HP_MODE_WAVE) && m->n_components > 0) {
+        static const double w[3][3] = {{2.0 / 3, 1.0 / 6, 1.0 / 6},
+                                       {1.0 / 6, 2.0 / 3, 1.0 / 6},
+                                       {1.0 / 6, 1.0 / 6, 2.0 / 3}};
+        double fsum = 0.0, arm[3] = {0.0, 0.0, 0.0}, mom[3];
+        for (int q = 0; q < 3; ++q) {
+            double r[3];
+            for (int i = 0; i < 3; ++i)
+                r[i] = w[q][0] * p[0][i] + w[q][1] * p[1][i] + w[q][2] * p[2][i];
+            double pw = rg * wave_sum(m, cs, r, 1) / 3.0;
+            fsum += pw;
+            for (int i = 0; i < 3; ++i)
+                arm[i] += pw * (r[i] - ref[i]);
+        }
+        cross(arm, nv, mom);
+        for (int i = 0; i < 3; ++i) {
+            out[HP_WAVE + i] -= fsum * nv[i];
+            out[HP_WAVE + 3 + i] -= mom[i];
+        }
+    }
+}
+
+/* Point where the edge a -> b meets the surface (da <= 0 < db or the reverse). */
+static void edge_cut(const double *a, double da, const double *b, double db, double *out)
+{
+    double s = da / (da - db);
+    for (int i = 0; i < 3; ++i)
+        out[i] = a[i] + s * (b[i] - a[i]);
+}
+
+/* Place the mesh: world vertices and their height above the surface into the work array;
+ * the components' cos/sin. */
+static void place(const struct hp_panels *m, const double *pose, double t, double scale,
+                  int mode, double *cs)
+{
+    const double *R = pose, *tr = pose + 9;
+    for (int64_t j = 0; j < m->n_components; ++j) {
+        double arg = m->omega[j] * t + m->phase[j];
+        cs[4 * j] = scale * m->amplitude[j] * cos(arg);
+        cs[4 * j + 1] = scale * m->amplitude[j] * sin(arg);
+        cs[4 * j + 2] = cos(m->heading[j]);
+        cs[4 * j + 3] = sin(m->heading[j]);
+    }
+    for (int64_t v = 0; v < m->n_vertices; ++v) {
+        const double *b = m->vertices + 3 * v;
+        double *w = m->work + 4 * v;
+        for (int i = 0; i < 3; ++i)
+            w[i] = tr[i] + R[3 * i] * b[0] + R[3 * i + 1] * b[1] + R[3 * i + 2] * b[2];
+        double eta = (mode & HP_MODE_INSTANTANEOUS) ? wave_sum(m, cs, w, 0) : 0.0;
+        w[3] = w[2] - eta;
+    }
+}
+
+/* Integrate over the wetted part at the pose (R row-major 3x3, then t: 12 doubles), time
+ * t (s) and amplitude scale (ramp, height ratio). mode: HP_MODE_* flags. ref: the moment's
+ * reference point (world). out: HP_OUT doubles. Returns 0, or 1 when an index is out of
+ * range, 2 when a coordinate is not finite (out then holds zeros). */
+HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, double t,
+                            double scale, int64_t mode, const double *ref, double *out)
+{
+    double *cs = m->work + 4 * m->n_vertices;
+    for (int i = 0; i < HP_OUT; ++i)
+        out[i] = 0.0;
+    place(m, pose, t, scale, (int)mode, cs);
+    for (int64_t v = 0; v < m->n_vertices; ++v)
+        if (!isfinite(m->work[4 * v]) || !isfinite(m->work[4 * v + 1])
+            || !isfinite(m->work[4 * v + 3]))
+            return 2;
+    for (int64_t f = 0; f < m->n_triangles; ++f) {
+        const int64_t *tri = m->triangles + 3 * f;
+        const double *p[3];
+        double d[3];
+        int wet = 0;
+        for (int i = 0; i < 3; ++i) {
+            if (tri[i] < 0 || tri[i] >= m->n_vertices) {
+                for (int o = 0; o < HP_OUT; ++o)
+                    out[o] = 0.0;
+                return 1;
+            }
+            p[i] = m->work + 4 * tri[i];
+            d[i] = p[i][3];
+            wet += d[i] <= 0.0;
+        }
+        if (wet == 0)
+            continue;
+        if (wet == 3) {
+            add_triangle(m, p[0], p[1], p[2], ref, cs, (int)mode, out);
+            continue;
+        }
+        /* rotate so that vertex 0 is the odd one (alone wet, or alone dry) */
+        int k = 0;
+        for (int i = 0; i < 3; ++i)
+            if ((d[i] <= 0.0) == (wet == 1))
+                k = i;
+        const double *a = p[k], *b = p[(k + 1) % 3], *c = p[(k + 2) % 3];
+        double da = d[k], db = d[(k + 1) % 3], dc = d[(k + 2) % 3];
+        double ab[3], ac[3];
+        edge_cut(a, da, b, db, ab);
+        edge_cut(a, da, c, dc, ac);
+        if (wet == 1) {
+            add_triangle(m, a, ab, ac, ref, cs, (int)mode, out);
+        } else { /* the quadrilateral ab b c ac */
+            add_triangle(m, ab, b, c, ref, cs, (int)mode, out);
+            add_triangle(m, ab, c, ac, ref, cs, (int)mode, out);
+        }
+    }
+    if (out[HP_VOLUME] != 0.0)
+        for (int i = 0; i < 3; ++i)
+            out[HP_COB + i] /= out[HP_VOLUME];
+    if (out[HP_AWP] != 0.0)
+        for (int i = 0; i < 2; ++i)
+            out[HP_CWP + i] /= out[HP_AWP];
+    return 0;
+}
