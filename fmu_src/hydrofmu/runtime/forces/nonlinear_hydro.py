@@ -34,8 +34,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
-from ..parts.linear import ramp_factor
-from ..parts.part import Context, ModelInfo, Part
 from ..panels.kernel import (
     INSTANTANEOUS,
     STATIC,
@@ -46,6 +44,8 @@ from ..panels.kernel import (
     WaveComponents,
 )
 from ..panels.pose import rotation_matrix
+from ..parts.linear import ramp_factor
+from ..parts.part import Context, ModelInfo, Part
 from ..waves.kinematics import wave_number
 from ..waves.models import internal_wave
 
