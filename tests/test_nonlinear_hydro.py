@@ -95,6 +95,8 @@ def test_instantaneous_surface_on_a_box_in_a_long_wave() -> None:
         eta = 0.3 * math.cos(wave.omega[0] * t)
         out = k.evaluate(np.eye(3), np.zeros(3), t=t, mode=STATIC | WAVE | INSTANTANEOUS)
         total = out[2] + out[WAVE_LOAD][2]
+        # the volume below the wave's surface: A (T + eta), exact for a flat surface
+        assert out[VOLUME] == pytest.approx(area * (draft + eta), rel=(kw * 2.0) ** 2)
         assert total == pytest.approx(RHO * G * area * (draft + eta), rel=kw * draft)
         mean = k.evaluate(np.eye(3), np.zeros(3), t=t, mode=STATIC | WAVE)
         assert mean[VOLUME] == pytest.approx(area * draft, rel=1e-12)

@@ -200,8 +200,9 @@ class PanelKernel:
             Factor on every wave amplitude (the ramp, a height ratio).
         mode
             :data:`STATIC` and/or :data:`WAVE` (the pressures integrated), plus
-            :data:`INSTANTANEOUS` to cut at the wave's elevation instead of z = 0. The
-            volume, its centre and the waterplane are those of the cut at z = 0 (mean mode).
+            :data:`INSTANTANEOUS` to cut at the wave's elevation instead of z = 0 (the
+            volume and its centre are then those below the wave's surface, the waterplane
+            area its horizontal projection).
         reference
             The moments' reference point (world), m; default ``translation``.
 
@@ -217,6 +218,6 @@ class PanelKernel:
                                     int(mode), self.ref_ptr, self.out_ptr)
         if rc != 0:
             raise ConfigError(f"the panel kernel refused the pose (code {rc}: "
-                              f"{'a non-finite coordinate' if rc == 2 else 'a bad index'}); "
+                              f"{'a non-finite coordinate or sum' if rc == 2 else 'a bad index'}); "
                               f"pose {self.pose.tolist()}", value=self.pose.tolist())
         return self.out

@@ -11,10 +11,12 @@
  *     pressure p_s + p_w = rho g (eta - z) vanishes at the instantaneous surface);
  *
  * returning the force -int p n dS and its moment about a reference point (world axes,
- * n the outward normal) for each of the two pressures, and, for the cut at the mean
- * surface, the wetted volume, its centre and the waterplane area and centre (the
- * divergence theorem with the waterplane cap at z = 0, which adds nothing to the fields
- * (0, 0, z), (0, 0, x z), (0, 0, y z), (0, 0, z^2 / 2)).
+ * n the outward normal) for each of the two pressures, and the wetted volume, its centre
+ * and the waterplane area and centre (horizontal projection) below the surface z = eta
+ * (eta = 0 for the mean surface). The volume terms come from the divergence theorem with
+ * the fields (0, 0, d), (0, 0, x d), (0, 0, y d), (0, 0, d (z + eta) / 2), d = z - eta,
+ * whose divergences are 1, x, y, z and which vanish on the cap z = eta: only the wetted
+ * hull is integrated, the waterplane cap never is.
  *
  * The surface: `mean` cuts at z = 0 (exact: the cut of a plane triangle by a plane);
  * `instantaneous` cuts at z = eta(x, y, t) with eta evaluated at the triangle's vertices
@@ -60,10 +62,10 @@ struct hp_panels {
 enum {
     HP_STATIC = 0,   /* 6: force, moment of the static pressure */
     HP_WAVE = 6,     /* 6: force, moment of the wave pressure */
-    HP_VOLUME = 12,  /* wetted volume (mean cut), m^3 */
+    HP_VOLUME = 12,  /* volume below the surface, m^3 */
     HP_COB = 13,     /* 3: its centre, world, m */
-    HP_AWP = 16,     /* waterplane area, m^2 */
-    HP_CWP = 17,     /* 2: waterplane centre x, y, m */
+    HP_AWP = 16,     /* waterplane area (horizontal projection), m^2 */
+    HP_CWP = 17,     /* 2: its centre x, y, m */
     HP_WETTED = 19,  /* wetted area, m^2 */
     HP_OUT = 20
 };
@@ -108,7 +110,8 @@ static void cross(const double *a, const double *b, double *c)
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* Accumulate one wetted triangle p0 p1 p2 (world). */
+/* Accumulate one wetted triangle p0 p1 p2 (world x, y, z and the height above the
+ * surface, 4 doubles each). */
 static void add_triangle(const struct hp_panels *m, const double *p0, const double *p1,
                          const double *p2, const double *ref, const double *cs, int mode,
                          double *out)
@@ -125,19 +128,22 @@ static void add_triangle(const struct hp_panels *m, const double *p0, const doub
     double area = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
     if (area == 0.0)
         return;
-    double c[3], szr[3];
-    for (int i = 0; i < 3; ++i)
+    double c[4], szr[3], sdr[3];
+    for (int i = 0; i < 4; ++i)
         c[i] = (p0[i] + p1[i] + p2[i]) / 3.0;
-    /* (1/A) int z r dA = (sum z_i r_i + 9 z_c r_c) / 12 */
-    for (int i = 0; i < 3; ++i)
+    /* (1/A) int f g dA = (sum f_i g_i + 9 f_c g_c) / 12 for f, g linear over the triangle */
+    for (int i = 0; i < 3; ++i) {
         szr[i] = (p0[2] * p0[i] + p1[2] * p1[i] + p2[2] * p2[i] + 9.0 * c[2] * c[i]) / 12.0;
+        sdr[i] = (p0[3] * p0[i] + p1[3] * p1[i] + p2[3] * p2[i] + 9.0 * c[3] * c[i]) / 12.0;
+    }
+    double sdd = (p0[3] * p0[3] + p1[3] * p1[3] + p2[3] * p2[3] + 9.0 * c[3] * c[3]) / 12.0;
     double rg = m->rho * m->g;
     out[HP_WETTED] += area;
-    /* geometry of the mean cut */
-    out[HP_VOLUME] += c[2] * nv[2];
-    out[HP_COB] += szr[0] * nv[2];
-    out[HP_COB + 1] += szr[1] * nv[2];
-    out[HP_COB + 2] += 0.5 * szr[2] * nv[2];
+    /* the volume below the surface: d = z - eta (the 4th coordinate), linear over it */
+    out[HP_VOLUME] += c[3] * nv[2];
+    out[HP_COB] += sdr[0] * nv[2];
+    out[HP_COB + 1] += sdr[1] * nv[2];
+    out[HP_COB + 2] += (sdr[2] - 0.5 * sdd) * nv[2];
     out[HP_AWP] -= nv[2];
     out[HP_CWP] -= c[0] * nv[2];
     out[HP_CWP + 1] -= c[1] * nv[2];
@@ -173,12 +179,14 @@ static void add_triangle(const struct hp_panels *m, const double *p0, const doub
     }
 }
 
-/* Point where the edge a -> b meets the surface (da <= 0 < db or the reverse). */
+/* Point where the edge a -> b meets the surface (da <= 0 < db or the reverse); its 4th
+ * coordinate, the height above the surface, is 0. */
 static void edge_cut(const double *a, double da, const double *b, double db, double *out)
 {
     double s = da / (da - db);
     for (int i = 0; i < 3; ++i)
         out[i] = a[i] + s * (b[i] - a[i]);
+    out[3] = 0.0;
 }
 
 /* Place the mesh: world vertices and their height above the surface into the work array;
@@ -207,7 +215,7 @@ static void place(const struct hp_panels *m, const double *pose, double t, doubl
 /* Integrate over the wetted part at the pose (R row-major 3x3, then t: 12 doubles), time
  * t (s) and amplitude scale (ramp, height ratio). mode: HP_MODE_* flags. ref: the moment's
  * reference point (world). out: HP_OUT doubles. Returns 0, or 1 when an index is out of
- * range, 2 when a coordinate is not finite (out then holds zeros). */
+ * range, 2 when a coordinate or a sum is not finite (out then holds zeros). */
 HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, double t,
                             double scale, int64_t mode, const double *ref, double *out)
 {
@@ -247,7 +255,7 @@ HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, doubl
                 k = i;
         const double *a = p[k], *b = p[(k + 1) % 3], *c = p[(k + 2) % 3];
         double da = d[k], db = d[(k + 1) % 3], dc = d[(k + 2) % 3];
-        double ab[3], ac[3];
+        double ab[4], ac[4];
         edge_cut(a, da, b, db, ab);
         edge_cut(a, da, c, dc, ac);
         if (wet == 1) {
@@ -257,6 +265,12 @@ HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, doubl
             add_triangle(m, ab, c, ac, ref, cs, (int)mode, out);
         }
     }
+    for (int i = 0; i < HP_OUT; ++i)
+        if (!isfinite(out[i])) { /* sums that overflowed: coordinates far too large */
+            for (int o = 0; o < HP_OUT; ++o)
+                out[o] = 0.0;
+            return 2;
+        }
     if (out[HP_VOLUME] != 0.0)
         for (int i = 0; i < 3; ++i)
             out[HP_COB + i] /= out[HP_VOLUME];
