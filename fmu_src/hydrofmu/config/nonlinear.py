@@ -156,15 +156,14 @@ def resolve_nonlinear(b: dict[str, Any], rb: dict[str, Any], hd: HydroData, path
     Raises
     ------
     ConfigError
-        Bad keys, an unreadable or open mesh, inward normals, no compiled kernel.
+        Bad keys, an unreadable or open mesh, inward normals, no compiled kernel (the
+        API compiles it into the cache first:
+        :func:`hydrofmu.export.panel_kernel_build.prepare_panel_kernel`).
     """
     mode = check_keys(b)
     if mode is None:
         return hd, []
     name = b["name"]
-    from ..export.panel_kernel_build import compiled_library
-
-    compiled_library()  # the installed package's kernel, in the cache
     mesh_path = Path(b["mesh"])
     mesh = read_body_mesh(mesh_path if mesh_path.is_absolute() else base / mesh_path)
     ref = np.asarray(hd.reference_point, dtype=float)
