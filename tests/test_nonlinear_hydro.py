@@ -50,7 +50,8 @@ def test_froude_krylov_on_a_small_submerged_sphere(depth: float) -> None:
     displaced mass (the Froude-Krylov "1" of the inertia coefficient C_m = 1 + C_a; the
     C_a part is diffraction, kept linear). The moment about the centre is zero. Tolerance:
     the mesh integrates a polyhedron of volume V_mesh (compared with V_mesh: 1e-4,
-    the 3-point rule's error (k h)^2 / 12 ~ 1e-6 plus the polyhedron's third-order moments
+    the pressure's linear interpolation over a panel, (k h)^2 / 8 ~ 1e-5, plus the
+    polyhedron's third-order moments
     (k r)^2 ~ 1e-3 times the chords' (pi / n)^2)."""
     r, zc, a = 0.5, -5.0, 1.0
     wave = one_wave(a, 10.0, depth, heading=math.radians(30.0), phase=0.4)
@@ -107,9 +108,9 @@ def test_instantaneous_surface_on_a_box_in_a_long_wave() -> None:
 def test_linear_froude_krylov_of_the_mesh_equals_capytaines() -> None:
     """The mesh's linear Froude-Krylov force (hydrofmu.config.nonlinear, the kernel at
     rest, e^{+iwt}) against the Froude_Krylov_force Capytaine stored in the default body's
-    file (same 28 x 56 sphere, one-point quadrature at panel centres there, the 3-point
-    rule here: O(h^2) apart, under 1 % of the largest value): the sign, the phase and the
-    conjugation agree."""
+    file (same 28 x 56 sphere, one-point quadrature at panel centres there, the
+    pressure linear between the vertices here: O(h^2) apart, under 1 % of the largest
+    value): the sign, the phase and the conjugation agree."""
     from hydrofmu.config.configuration import builtin_path
     from hydrofmu.config.nonlinear import _file_froude_krylov, linear_froude_krylov
     from hydrofmu.io.readers import read_hydro

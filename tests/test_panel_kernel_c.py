@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hydrofmu.runtime.panels.kernel_files import SOURCE
+from hydrofmu.runtime.panels.panel_files import SOURCE
 
 HERE = Path(__file__).resolve().parent
 CHECK = HERE / "c_host" / "panel_check.c"

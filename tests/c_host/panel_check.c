@@ -27,7 +27,7 @@ int64_t hp_panel_kernel_struct_size(void);
 
 static double vertices[3 * NV];
 static int64_t triangles[3 * NF];
-static double work[4 * NV + 4 * NC];
+static double work[5 * NV + 4 * NC];
 
 static uint64_t state = 20261127u;
 static double uniform(double a, double b)

@@ -65,7 +65,7 @@ VOLUME_RTOL = 0.01
 #: Distance between the two centres of buoyancy warned about, as a fraction of the mesh's
 #: largest extent.
 COB_ATOL_FRACTION = 0.01
-#: Relative difference (of the largest |X_FK|) between the file's and the mesh's linear
+#: Relative difference (of the largest modulus) between the file's and the mesh's linear
 #: Froude-Krylov force that is warned about.
 FK_RTOL = 0.05
 

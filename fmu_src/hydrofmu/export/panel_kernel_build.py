@@ -1,7 +1,7 @@
 """Build time: compile the panel kernel (``runtime/panels/panel_kernel.c``).
 
 The sibling of :mod:`.line_kernel_build`, with the same two places (the run time only
-looks, see :mod:`hydrofmu.runtime.panels.kernel_files`): an FMU with a nonlinear body gets
+looks, see :mod:`hydrofmu.runtime.panels.panel_files`): an FMU with a nonlinear body gets
 the library beside its bundled ``panels/`` modules (:func:`bundle_library`, called by
 :func:`hydrofmu.export.fmu.build_fmu`); the installed package gets it once in the user's
 cache folder (:func:`compiled_library`), compiled when a configuration with a nonlinear
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.errors import ExportError, OptionalDependencyError
-from ..runtime.panels.kernel_files import SOURCE, bundled_library_name, cached_library
+from ..runtime.panels.panel_files import SOURCE, bundled_library_name, cached_library
 from .python_binary import compile_shared_library
 
 LOG = logging.getLogger("hydrofmu.panels.kernel")

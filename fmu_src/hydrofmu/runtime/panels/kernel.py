@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..errors import ConfigError
-from .kernel_files import ABI_VERSION, bundled_library, cache_dir, cached_library, reads_cache
+from .panel_files import ABI_VERSION, bundled_library, cache_dir, cached_library, reads_cache
 
 Array = NDArray[np.float64]
 
@@ -36,6 +36,9 @@ STATIC, WAVE, INSTANTANEOUS = 1, 2, 4
 OUT_SIZE = 20
 STATIC_LOAD, WAVE_LOAD = slice(0, 6), slice(6, 12)
 VOLUME, COB, AWP, CWP, WETTED = 12, slice(13, 16), 16, slice(17, 19), 19
+
+#: Work doubles per vertex (``HP_STRIDE``) and per wave component.
+WORK_PER_VERTEX = 5
 
 _loaded: dict[str, ctypes.CDLL] = {}
 
@@ -164,7 +167,7 @@ class PanelKernel:
         self.wave_arrays = [np.ascontiguousarray(a, dtype=np.float64) for a in (
             wave.amplitude, wave.omega, wave.wavenumber, wave.heading, wave.phase)]
         nc = self.wave_arrays[0].size
-        self.work = np.zeros(4 * len(self.vertices) + 4 * nc)
+        self.work = np.zeros(WORK_PER_VERTEX * len(self.vertices) + 4 * nc)
         self.out = np.zeros(OUT_SIZE)
         self.pose = np.zeros(12)
         self.ref = np.zeros(3)

@@ -24,8 +24,10 @@
  * size, k^2 a h^2 / 8 at most).
  *
  * Static pressure: linear over a triangle, integrated exactly (int f g dA = A/12 (sum f_i
- * g_i + sum f_i sum g_i) for linear f, g). Wave pressure: the symmetric three-point rule of
- * degree 2 (barycentric (2/3, 1/6, 1/6) and permutations, weights 1/3).
+ * g_i + sum f_i sum g_i) for linear f, g). Wave pressure: evaluated once per vertex (and
+ * interpolated along an edge at a cut), taken linear over each triangle and integrated
+ * exactly so: second order in the panel size ((k h)^2 / 8 relative at most), for one
+ * evaluation of the components per vertex instead of three per triangle.
  *
  * Quadrilaterals are split into triangles by the caller; a triangle's vertices are counter-
  * clockwise seen from the water (outward normal).
@@ -33,7 +35,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#define HP_PANEL_KERNEL_ABI 1
+#define HP_PANEL_KERNEL_ABI 2
+#define HP_STRIDE 5 /* work per vertex: world x, y, z, height above the surface, p_w / rho g */
 
 #if defined(_WIN32)
 #define HP_EXPORT __declspec(dllexport)
@@ -54,8 +57,9 @@ struct hp_panels {
     const double *wavenumber;  /* rad/m */
     const double *heading;     /* rad, direction the waves travel to */
     const double *phase;       /* rad */
-    double *work;              /* (n_vertices, 4) + (n_components, 4): world vertices and
-                                  their height above the surface; per-component cos/sin */
+    double *work;              /* (n_vertices, HP_STRIDE) + (n_components, 4): world
+                                  vertices, their height above the surface and the wave
+                                  pressure there; per-component cos/sin */
 };
 
 /* Output layout (HP_OUT doubles). */
@@ -88,19 +92,23 @@ static double depth_factor(const struct hp_panels *m, double k, double z)
     return (exp(k * z) + exp(-k * (z + 2.0 * m->depth))) / (1.0 + exp(-2.0 * k * m->depth));
 }
 
-/* Elevation (with_depth = 0) or wave pressure / (rho g) (with_depth = 1) at a point. The
- * per-component cos/sin of (w t + phi) are in cs (pairs), scaled by the amplitude. */
-static double wave_sum(const struct hp_panels *m, const double *cs, const double *r,
-                       int with_depth)
+/* Elevation and wave pressure / (rho g) at a point (the pressure only when `pressure`).
+ * The per-component cos/sin of (w t + phi), scaled by the amplitude, and of the heading
+ * are in cs (4 per component). */
+static void wave_at(const struct hp_panels *m, const double *cs, const double *r,
+                    int pressure, double *eta, double *pw)
 {
-    double s = 0.0;
+    double e = 0.0, p = 0.0;
     for (int64_t j = 0; j < m->n_components; ++j) {
         double kx = m->wavenumber[j] * (r[0] * cs[4 * j + 2] + r[1] * cs[4 * j + 3]);
         /* a cos(wt + phi - kx) = a cos(wt+phi) cos kx + a sin(wt+phi) sin kx */
         double c = cs[4 * j] * cos(kx) + cs[4 * j + 1] * sin(kx);
-        s += with_depth ? c * depth_factor(m, m->wavenumber[j], r[2]) : c;
+        e += c;
+        if (pressure && r[2] <= 0.0)
+            p += c * depth_factor(m, m->wavenumber[j], r[2]);
     }
-    return s;
+    *eta = e;
+    *pw = (r[2] > 0.0) ? e : p; /* above the mean surface: rho g eta (hydrostatic) */
 }
 
 static void cross(const double *a, const double *b, double *c)
@@ -110,14 +118,13 @@ static void cross(const double *a, const double *b, double *c)
     c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* Accumulate one wetted triangle p0 p1 p2 (world x, y, z and the height above the
- * surface, 4 doubles each). */
+/* Accumulate one wetted triangle p0 p1 p2 (HP_STRIDE doubles each: world x, y, z, the
+ * height above the surface, the wave pressure / rho g). */
 static void add_triangle(const struct hp_panels *m, const double *p0, const double *p1,
-                         const double *p2, const double *ref, const double *cs, int mode,
+                         const double *p2, const double *ref, int mode,
                          double *out)
 {
     double e1[3], e2[3], nv[3];
-    const double *p[3] = {p0, p1, p2};
     for (int i = 0; i < 3; ++i) {
         e1[i] = p1[i] - p0[i];
         e2[i] = p2[i] - p0[i];
@@ -157,23 +164,14 @@ static void add_triangle(const struct hp_panels *m, const double *p0, const doub
         for (int i = 0; i < 3; ++i)
             out[HP_STATIC + 3 + i] += rg * mom[i];
     }
-    if ((mode & HP_MODE_WAVE) && m->n_components > 0) {
-        static const double w[3][3] = {{2.0 / 3, 1.0 / 6, 1.0 / 6},
-                                       {1.0 / 6, 2.0 / 3, 1.0 / 6},
-                                       {1.0 / 6, 1.0 / 6, 2.0 / 3}};
-        double fsum = 0.0, arm[3] = {0.0, 0.0, 0.0}, mom[3];
-        for (int q = 0; q < 3; ++q) {
-            double r[3];
-            for (int i = 0; i < 3; ++i)
-                r[i] = w[q][0] * p[0][i] + w[q][1] * p[1][i] + w[q][2] * p[2][i];
-            double pw = rg * wave_sum(m, cs, r, 1) / 3.0;
-            fsum += pw;
-            for (int i = 0; i < 3; ++i)
-                arm[i] += pw * (r[i] - ref[i]);
-        }
+    if ((mode & HP_MODE_WAVE) && m->n_components > 0) { /* p_w linear over the triangle */
+        double pc = (p0[4] + p1[4] + p2[4]) / 3.0, arm[3], mom[3];
+        for (int i = 0; i < 3; ++i) /* (1/A) int p_w (r - ref) dA */
+            arm[i] = rg * ((p0[4] * p0[i] + p1[4] * p1[i] + p2[4] * p2[i] + 9.0 * pc * c[i])
+                           / 12.0 - pc * ref[i]);
         cross(arm, nv, mom);
         for (int i = 0; i < 3; ++i) {
-            out[HP_WAVE + i] -= fsum * nv[i];
+            out[HP_WAVE + i] -= rg * pc * nv[i];
             out[HP_WAVE + 3 + i] -= mom[i];
         }
     }
@@ -184,7 +182,7 @@ static void add_triangle(const struct hp_panels *m, const double *p0, const doub
 static void edge_cut(const double *a, double da, const double *b, double db, double *out)
 {
     double s = da / (da - db);
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < HP_STRIDE; ++i)
         out[i] = a[i] + s * (b[i] - a[i]);
     out[3] = 0.0;
 }
@@ -204,11 +202,14 @@ static void place(const struct hp_panels *m, const double *pose, double t, doubl
     }
     for (int64_t v = 0; v < m->n_vertices; ++v) {
         const double *b = m->vertices + 3 * v;
-        double *w = m->work + 4 * v;
+        double *w = m->work + HP_STRIDE * v;
         for (int i = 0; i < 3; ++i)
             w[i] = tr[i] + R[3 * i] * b[0] + R[3 * i + 1] * b[1] + R[3 * i + 2] * b[2];
-        double eta = (mode & HP_MODE_INSTANTANEOUS) ? wave_sum(m, cs, w, 0) : 0.0;
-        w[3] = w[2] - eta;
+        double eta = 0.0, pw = 0.0;
+        if ((mode & (HP_MODE_INSTANTANEOUS | HP_MODE_WAVE)) && m->n_components > 0)
+            wave_at(m, cs, w, (mode & HP_MODE_WAVE) != 0, &eta, &pw);
+        w[3] = (mode & HP_MODE_INSTANTANEOUS) ? w[2] - eta : w[2];
+        w[4] = pw;
     }
 }
 
@@ -219,13 +220,13 @@ static void place(const struct hp_panels *m, const double *pose, double t, doubl
 HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, double t,
                             double scale, int64_t mode, const double *ref, double *out)
 {
-    double *cs = m->work + 4 * m->n_vertices;
+    double *cs = m->work + HP_STRIDE * m->n_vertices;
     for (int i = 0; i < HP_OUT; ++i)
         out[i] = 0.0;
     place(m, pose, t, scale, (int)mode, cs);
     for (int64_t v = 0; v < m->n_vertices; ++v)
-        if (!isfinite(m->work[4 * v]) || !isfinite(m->work[4 * v + 1])
-            || !isfinite(m->work[4 * v + 3]))
+        if (!isfinite(m->work[HP_STRIDE * v]) || !isfinite(m->work[HP_STRIDE * v + 1])
+            || !isfinite(m->work[HP_STRIDE * v + 3]) || !isfinite(m->work[HP_STRIDE * v + 4]))
             return 2;
     for (int64_t f = 0; f < m->n_triangles; ++f) {
         const int64_t *tri = m->triangles + 3 * f;
@@ -238,14 +239,14 @@ HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, doubl
                     out[o] = 0.0;
                 return 1;
             }
-            p[i] = m->work + 4 * tri[i];
+            p[i] = m->work + HP_STRIDE * tri[i];
             d[i] = p[i][3];
             wet += d[i] <= 0.0;
         }
         if (wet == 0)
             continue;
         if (wet == 3) {
-            add_triangle(m, p[0], p[1], p[2], ref, cs, (int)mode, out);
+            add_triangle(m, p[0], p[1], p[2], ref, (int)mode, out);
             continue;
         }
         /* rotate so that vertex 0 is the odd one (alone wet, or alone dry) */
@@ -255,14 +256,14 @@ HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, doubl
                 k = i;
         const double *a = p[k], *b = p[(k + 1) % 3], *c = p[(k + 2) % 3];
         double da = d[k], db = d[(k + 1) % 3], dc = d[(k + 2) % 3];
-        double ab[4], ac[4];
+        double ab[HP_STRIDE], ac[HP_STRIDE];
         edge_cut(a, da, b, db, ab);
         edge_cut(a, da, c, dc, ac);
         if (wet == 1) {
-            add_triangle(m, a, ab, ac, ref, cs, (int)mode, out);
+            add_triangle(m, a, ab, ac, ref, (int)mode, out);
         } else { /* the quadrilateral ab b c ac */
-            add_triangle(m, ab, b, c, ref, cs, (int)mode, out);
-            add_triangle(m, ab, c, ac, ref, cs, (int)mode, out);
+            add_triangle(m, ab, b, c, ref, (int)mode, out);
+            add_triangle(m, ab, c, ac, ref, (int)mode, out);
         }
     }
     for (int i = 0; i < HP_OUT; ++i)
