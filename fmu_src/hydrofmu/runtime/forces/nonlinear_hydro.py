@@ -121,6 +121,13 @@ class PanelBodies:
             self.linear_stiffness.append(np.asarray(entry["linear_stiffness"], dtype=float))
         self.needs_wave = has_wave and any(
             pressure == WAVE or m & INSTANTANEOUS for m in self.modes)
+        if pressure == STATIC:  # one line per body, from the first of the two parts
+            for k, kernel in zip(self.indices, self.kernels, strict=True):
+                entry = model.config["bodies"][k]["nonlinear"]
+                model.report.append(
+                    f"{model.names[k]}: nonlinear hydrostatics and Froude-Krylov force on "
+                    f"{len(kernel.triangles)} triangles, {entry['mode']} surface, "
+                    f"{omega.size} wave component(s)")
 
     def set_parameter(self, name: str, value: Any) -> bool:
         """Take ``wave.height`` and ``wave.ramp_time`` (as the linear excitation does)."""
