@@ -112,13 +112,13 @@ def test_linear_froude_krylov_of_the_mesh_equals_capytaines() -> None:
     pressure linear between the vertices here: O(h^2) apart, under 1 % of the largest
     value): the sign, the phase and the conjugation agree."""
     from hydrofmu.config.configuration import builtin_path
-    from hydrofmu.config.nonlinear import _file_froude_krylov, linear_froude_krylov
+    from hydrofmu.config.nonlinear import file_froude_krylov, linear_froude_krylov
     from hydrofmu.io.readers import read_hydro
 
     hd = read_hydro(builtin_path("sphere"))
     mesh = sphere(5.0, 28)
     fk = linear_froude_krylov(kernel(mesh), hd, np.zeros(3))
-    file_fk = _file_froude_krylov(builtin_path("sphere"), hd)
+    file_fk = file_froude_krylov(builtin_path("sphere"), hd)
     assert file_fk is not None and file_fk.shape == fk.shape
     scale = np.abs(file_fk).max()
     assert np.abs(fk - file_fk).max() < 0.01 * scale

@@ -51,7 +51,7 @@ from ..runtime.panels.kernel import (
 )
 from ..runtime.waves.kinematics import wave_number
 
-__all__ = ["NONLINEAR_KEYS", "NONLINEAR_MODES", "NonlinearMeshWarning",
+__all__ = ["NONLINEAR_KEYS", "NONLINEAR_MODES", "NonlinearMeshWarning", "file_froude_krylov",
            "linear_froude_krylov", "resolve_nonlinear"]
 
 #: The keys of a ``[[bodies]]`` entry read here.
@@ -117,7 +117,7 @@ def linear_froude_krylov(kernel: PanelKernel, hd: HydroData,
     return out
 
 
-def _file_froude_krylov(path: Any, hd: HydroData) -> NDArray[np.complex128] | None:
+def file_froude_krylov(path: Any, hd: HydroData) -> NDArray[np.complex128] | None:
     """A Capytaine file's ``Froude_Krylov_force`` in HydroData's layout, when it has one
     with the same frequencies, headings and one body (else None)."""
     if not isinstance(path, Path) or path.suffix.lower() != ".nc":
@@ -179,7 +179,7 @@ def resolve_nonlinear(b: dict[str, Any], rb: dict[str, Any], hd: HydroData, path
              f"{np.round(cob, 6).tolist()} m, waterplane {awp:.6g} m^2 at rest"]
     _compare(name, mesh, volume, cob, hd)
     fk = linear_froude_krylov(kernel, hd, ref)
-    file_fk = _file_froude_krylov(path, hd)
+    file_fk = file_froude_krylov(path, hd)
     if file_fk is not None and file_fk.shape == fk.shape:
         scale = float(np.abs(file_fk).max()) or 1.0
         diff = float(np.abs(file_fk - fk).max()) / scale
