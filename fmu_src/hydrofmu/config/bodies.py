@@ -27,6 +27,7 @@ BODY_KEYS = (
     "initial_pose", "initial_velocity", "linear_damping", "quadratic_damping",
     "added_mass", "added_mass_frame", "orientation", "position", "fixed",
     "drift", "drift_file", "drift_method", "drift_sum",
+    "mesh", "nonlinear",  # config/nonlinear.py
 )
 
 

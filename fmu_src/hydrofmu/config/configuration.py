@@ -40,6 +40,7 @@ from ..runtime.hydrodata.model import HydroData
 from ..runtime.parameters.table import CONFIG_DEFAULTS, config_value
 from .bodies import BODY_KEYS, parse_joints, resolve_body, resolve_coupling
 from .drift import resolve_drift
+from .nonlinear import resolve_nonlinear
 from .values import check_type, unknown_key
 
 BUILTIN_PREFIX = "builtin:"
@@ -205,6 +206,8 @@ def resolve(
         if drift is not None:  # second-order data, embedded (read no file at run time)
             rb["drift"] = drift
             n = [*n, *drift_notes]
+        hd, nonlinear_notes = resolve_nonlinear(b, rb, hd, path, base)  # mesh, FK removed
+        n = [*n, *nonlinear_notes]
         if "added_mass_inf" in rb:
             hd = hd.with_changes(
                 added_mass_inf=np.asarray(rb["added_mass_inf"], dtype=float),

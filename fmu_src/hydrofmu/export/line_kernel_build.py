@@ -72,7 +72,11 @@ def uses_line_kernel(config: Mapping[str, Any]) -> bool:
 
 def prepare_line_kernel(config: Mapping[str, Any]) -> None:
     """Compile the kernel into the cache (:func:`compiled_library`) when ``config`` has
-    MoorDyn lines that may use it; nothing otherwise."""
+    MoorDyn lines that may use it, and the panel kernel when it has a nonlinear body
+    (:func:`hydrofmu.export.panel_kernel_build.prepare_panel_kernel`); nothing otherwise."""
+    from .panel_kernel_build import prepare_panel_kernel
+
+    prepare_panel_kernel(config)
     if uses_line_kernel(config):
         compiled_library()
 
@@ -103,4 +107,5 @@ def prepare_line_kernel_for_file(path: str | Path, overrides: Mapping[str, Any])
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return
-    prepare_line_kernel({**data, **{k: v for k, v in overrides.items() if k == "moorings"}})
+    prepare_line_kernel({**data, **{k: v for k, v in overrides.items()
+                                    if k in ("moorings", "bodies")}})

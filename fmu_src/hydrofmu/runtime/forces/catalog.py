@@ -3,7 +3,8 @@
 Every body gets hydrostatics, radiation, the wave excitation, viscous damping and the PTO
 force inputs; each ``[[moorings]]`` entry adds the part registered as ``mooring.<type>``,
 each ``[[ptos]]`` entry a ``pto.linear``; a body with ``drift`` adds the ``drift`` part
-(one for all such bodies, output channel ``F_drift``).
+(one for all such bodies, output channel ``F_drift``); a body with ``nonlinear`` adds
+``hydrostatics.nonlinear`` and ``froude_krylov.nonlinear`` (one each for all such bodies).
 A new kind is one :class:`~hydrofmu.runtime.parts.part.Part` subclass and one :func:`register_part`
 line here (or in the user's code, before the simulator is built).
 """
@@ -20,6 +21,7 @@ from .hydrostatics import HydrostaticsPart
 from .joints import JOINTS
 from .linear_mooring import LinearMooring
 from .moordyn_mooring import MoorDynPart
+from .nonlinear_hydro import NonlinearFroudeKrylov, NonlinearHydrostatics, nonlinear_bodies
 from .pto import LinearPto
 from .pto_input import PtoInputs
 from .radiation import RadiationPart
@@ -33,6 +35,8 @@ register_part("wave_excitation", WaveExcitation)
 register_part("viscous", ViscousPart)
 register_part("current_drag", CurrentDragPart)
 register_part("drift", DriftPart)
+register_part("hydrostatics.nonlinear", NonlinearHydrostatics)
+register_part("froude_krylov.nonlinear", NonlinearFroudeKrylov)
 register_part("pto_inputs", PtoInputs)
 register_part("mooring.linear", LinearMooring)
 register_part("mooring.catenary", CatenaryPart)
@@ -65,6 +69,9 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
         parts.append((part_class("current_drag", "parts"), {}))
     if any(b.get("drift") for b in config.get("bodies") or []):  # second-order loads
         parts.append((part_class("drift", "parts"), {}))
+    if nonlinear_bodies(config):  # [[bodies]] nonlinear = ...: the wetted-mesh pressure
+        parts.append((part_class("hydrostatics.nonlinear", "parts"), {}))
+        parts.append((part_class("froude_krylov.nonlinear", "parts"), {}))
     for k, m in enumerate(config.get("moorings") or []):
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
     for k, j in enumerate(config.get("joints") or []):
