@@ -34,13 +34,20 @@ def _basis(which: str, config: dict) -> tuple[np.ndarray, np.ndarray, str]:
         extra[0, 0] = 1.0e5
         return t, extra, "base.pose[1]"
     if which == "dt2":  # the whole device pitching about the base's origin
-        return (pitch_basis([np.zeros(3), np.array([-12.5, 0.0, 3.5]),
-                             np.array([12.5, 0.0, 3.5])]), extra, "base.pose[5]")
+        offsets = [np.zeros(3), np.array([-12.5, 0.0, 3.5]), np.array([12.5, 0.0, 3.5])]
+        for body, d in enumerate(offsets):
+            # The device turns as one rigid body about the pivot: each body's static load
+            # (buoyancy - weight, at its reference point d from the pivot) rises with
+            # it, k = F . d - (F . u)(d . u) about the axis u = e_y (the potential of the
+            # load at the second-order rise of its point, d (1 - cos phi)).
+            f = np.asarray(config["bodies"][body]["hydrostatic_offset"][:3])
+            extra[6 * body + 4, 6 * body + 4] = float(f @ d - f[1] * d[1])
+        return pitch_basis(offsets), extra, "base.pose[5]"
     t = np.zeros((18, 2))  # dt3: each flap about its hinge on the held base
     for k, body in ((0, 1), (1, 2)):
         t[6 * body:6 * body + 6, k] = pitch_basis([HINGE])[:, 0]
         # The static load (buoyancy - weight) at the reference point, 3.5 m above the
-        # hinge: k = F . d about the axis (hydrofmu.runtime.forces.revolute.HingeLoad).
+        # hinge: k = F . d about the axis (hydrofmu.runtime.forces.static_loads).
         f = np.asarray(config["bodies"][body]["hydrostatic_offset"][:3])
         extra[6 * body + 4, 6 * body + 4] = float(f @ HINGE)
     return t, extra, "hinge1.angle"
