@@ -10,6 +10,9 @@ joints' reactions at rest turn with the bodies (``forces/static_loads.py``). Che
 - a compound double pendulum, each reference point at its centre of gravity, the second
   body hinged on the first (a moving body) between the two: the two small-oscillation
   frequencies of ``det(K - w^2 M) = 0`` with the textbook ``M`` and ``K``;
+- a slider on a pendulum (a prismatic joint along the pendulum's horizontal x axis, a
+  spring across it): the weight the joint carries turns with the pendulum and pushes the
+  slider along the tilted axis, the coupling ``-m_a g`` of ``K`` in (angle, slide);
 - two flaps locked to a base that pitches about a hinge on the world, every hinge away
   from every reference point: the period is ``2 pi sqrt(I_P / k)`` with ``I_P`` the three
   bodies' inertia about the pivot and ``k = sum F . d`` the restoring moment of their
@@ -138,8 +141,8 @@ def test_double_pendulum_frequencies_equal_the_closed_form() -> None:
     expected = np.sort(np.sqrt(scipy.linalg.eigvals(stiffness, mass).real))
     # The same algebra in another basis: round-off (1e-12).
     np.testing.assert_allclose(got, expected, rtol=1e-12)
-    # Without the knee's reaction turning with body 1 the lower mode's frequency would be
-    # off by more than a per cent (the check can fail).
+    # Without the joints' static reactions both frequencies would be off by more than a
+    # per cent (the check can fail).
     part = sim.part("joint.static_load")
     k_without = k_r - sim.constraints.basis.T @ part.stiffness @ sim.constraints.basis
     assert np.all(np.abs(np.sort(np.sqrt(np.abs(scipy.linalg.eigvals(k_without, m_r).real)))
@@ -240,3 +243,38 @@ def test_locked_device_equals_the_merged_rigid_body() -> None:
                                                         rel=1e-12)
     inertia_p, k = _closed_form()
     assert float(k1[0, 0] / m1[0, 0]) == pytest.approx(k / inertia_p, rel=1e-12)
+
+
+def test_slider_on_a_pendulum_couples_as_the_closed_form() -> None:
+    """The pendulum (``m_b``, ``I_b``, centre of gravity ``l_b`` below the hinge ``P``) carries
+    a slider (``m_a``, ``I_a``, centre of gravity ``L`` below ``P``) on a prismatic joint
+    along its x axis with a spring ``k_s``. In the angle ``phi`` and the slide ``s``:
+    ``V = m_a g (L phi^2 / 2 - s phi) + m_b g l_b phi^2 / 2 + k_s s^2 / 2`` (the slider's
+    height ``-s sin phi - L cos phi``), ``T = m_a (s' - L phi')^2 / 2 + (I_a + I_b + m_b
+    l_b^2) phi'^2 / 2``: the two frequencies of ``det(K - w^2 M) = 0``."""
+    m_a, i_a, m_b, i_b = 400.0, 30.0, 900.0, 120.0
+    big_l, l_b, k_s = 2.5, 1.0, 3000.0
+    hinge = np.array([0.0, 0.0, 0.0])
+    dry = {"volume": 0.0, "cob": np.zeros(3), "cog": [0.0, 0.0, 0.0]}
+    bodies, cfg = _model(
+        [{"name": "arm", "reference": hinge + np.array([0.0, 0.0, -l_b]), "mass": m_b,
+          "inertia": [i_b, i_b, i_b], **dry},
+         {"name": "slider", "reference": hinge + np.array([0.0, 0.0, -big_l]),
+          "mass": m_a, "inertia": [i_a, i_a, i_a], **dry}],
+        [{"name": "top", "kind": "revolute", "body": "arm", "axis": U.tolist(),
+          "point": hinge.tolist()},
+         {"name": "slide", "kind": "prismatic", "bodies": ["slider", "arm"],
+          "axis": [1.0, 0.0, 0.0]}])
+    cfg["ptos"] = parse_config({"bodies": [bemio_sphere_body(name="arm"),
+                                           bemio_sphere_body(name="slider")],
+                                "joints": cfg["joints"],
+                                "ptos": [{"name": "spring", "joint": "slide",
+                                          "stiffness": k_s}]})["ptos"]
+    sim = Simulator(bodies, cfg)
+    m_r, k_r = _reduced(sim)
+    got = np.sort(np.sqrt(scipy.linalg.eigvals(k_r, m_r).real))
+    mass = np.array([[i_a + m_a * big_l**2 + i_b + m_b * l_b**2, -m_a * big_l],
+                     [-m_a * big_l, m_a]])
+    stiffness = np.array([[m_a * G * big_l + m_b * G * l_b, -m_a * G], [-m_a * G, k_s]])
+    expected = np.sort(np.sqrt(scipy.linalg.eigvals(stiffness, mass).real))
+    np.testing.assert_allclose(got, expected, rtol=1e-12)  # round-off
