@@ -9,6 +9,10 @@ surge -4.1, base-flap 53.5). Rotations are about the point on the free surface a
 body's origin (the flaps' pitch 48,900 m^5 about (x, 0, 0) against 9,100 about their origin
 at z = -5.5 m: d^2 A11 with d = 5.5 m and the cross term).
 
+Excitation: :func:`pds_excitation` (PDS's incident + diffraction force per unit wave
+amplitude, divided by omega), :func:`wdn_excitation` (WDN's modulus divided by rho g, its
+flaps' rows the other way round).
+
 WDN (``wdn_hdb/``, README.dat): bodies 1, 2 = flaps, 3 = base; ``Ma{k}ij.dat``,
 ``B{k}ij.dat`` rows 6(k-1)+1..6k of the 18 x 18 matrices, 108 values per line, one line per
 period of ``PeriodB_Ma_Mainf.dat`` (-1: infinite period, omega = 0; 0: omega = inf);

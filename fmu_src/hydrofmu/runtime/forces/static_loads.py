@@ -27,7 +27,9 @@ the form of the hydrostatic stiffness's own gravity terms (``K44 = K55 = -m g z_
 c F^T``). A pendulum (the weight ``-m g e_z`` at the reference point, ``l`` below a hinge on
 the world: ``lambda = m g e_z``, ``e = l e_z``) gets ``m g l`` about the axis; a flap locked
 to a pitching base gets what the merged rigid body has: the flap's load moved from its
-reference point to the base's (``tests/test_joint_static_loads.py``).
+reference point to the base's; a slider on a tilting prismatic joint is pushed along the
+axis by the load it carries (``tests/test_joint_static_loads.py``: a double pendulum, a
+slider on a pendulum, flaps locked to a pitching base, against closed forms).
 
 The multipliers ``lambda_0`` are the joints' reactions at rest in the initial pose under the
 constant loads the linear parts declare (``f0`` of
