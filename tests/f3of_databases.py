@@ -9,6 +9,10 @@ surge -4.1, base-flap 53.5). Rotations are about the point on the free surface a
 body's origin (the flaps' pitch 48,900 m^5 about (x, 0, 0) against 9,100 about their origin
 at z = -5.5 m: d^2 A11 with d = 5.5 m and the cross term).
 
+Excitation: :func:`pds_excitation` (PDS's incident + diffraction force per unit wave
+amplitude, divided by omega), :func:`wdn_excitation` (WDN's modulus divided by rho g, its
+flaps' rows the other way round).
+
 WDN (``wdn_hdb/``, README.dat): bodies 1, 2 = flaps, 3 = base; ``Ma{k}ij.dat``,
 ``B{k}ij.dat`` rows 6(k-1)+1..6k of the 18 x 18 matrices, 108 values per line, one line per
 period of ``PeriodB_Ma_Mainf.dat`` (-1: infinite period, omega = 0; 0: omega = inf);
@@ -81,4 +85,53 @@ def block_differences(ours: np.ndarray, theirs: np.ndarray, size: int = 6) -> np
         for j in range(3):
             s = (..., slice(size * i, size * i + size), slice(size * j, size * j + size))
             out[i, j] = np.max(np.abs(ours[s] - theirs[s])) / np.max(np.abs(theirs[s]))
+    return out
+
+
+def pds_excitation(folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """PDS's excitation (incident + diffraction, each ``amplitude e^{i phase}``, phase in
+    rad) times omega, as (omega (nw,), X (nw, 18) complex) in :data:`ORDER`: the files
+    (``IncAmp``, ``IncPhase``, ``DiffAmp``, ``DiffPhase`` per body, no header, rows
+    ``omega (rad/s), 6 values``) hold the force per unit wave amplitude divided by omega
+    (N s/m ...: the heave of every body tends to ``rho g A_wp / omega`` at low frequency,
+    and the ratio to WDN's falls as 1/omega; ``test_f3of_databases.py``)."""
+    out = []
+    omega = None
+    for body in ("Body0", "flap1", "flap2"):
+        parts = []
+        for kind in ("Inc", "Diff"):
+            amp = np.loadtxt(folder / f"PDS_F3OF_HDB_{kind}Amp_{body}.dat", ndmin=2)
+            phase = np.loadtxt(folder / f"PDS_F3OF_HDB_{kind}Phase_{body}.dat", ndmin=2)
+            assert np.array_equal(amp[:, 0], phase[:, 0])
+            omega = amp[:, 0]
+            parts.append(amp[:, 1:] * np.exp(1j * phase[:, 1:]))
+        out.append((parts[0] + parts[1]) * omega[:, None])
+    assert omega is not None
+    order = np.argsort(omega)
+    return omega[order], np.concatenate(out, axis=1)[order]
+
+
+def wdn_excitation(folder: Path, rho: float, g: float) -> tuple[np.ndarray, np.ndarray]:
+    """WDN's excitation modulus times ``rho g`` (``FeMod.dat``: 18 values per period of
+    ``PeriodFe.dat``, divided by rho g; ``FePha.dat`` its phase in degrees), as (omega,
+    X (nw, 18) complex) in :data:`ORDER`, the flaps as their magnitudes match ours and
+    PDS's: WDN's body 2 is the fore flap (flap1 here, at x = -12.5 m, which the waves
+    travelling to +x reach first), its body 1 the aft one (its radiation blocks keep
+    body 1 at x = -12.5 m: its excitation is that of the other heading, or the flaps'
+    rows are swapped in its FeMod)."""
+    periods = np.loadtxt(folder / "PeriodFe.dat", ndmin=1)
+    x = (np.loadtxt(folder / "FeMod.dat", ndmin=2) * rho * g
+         * np.exp(1j * np.deg2rad(np.loadtxt(folder / "FePha.dat", ndmin=2))))
+    omega = 2 * math.pi / periods
+    order = np.argsort(omega)
+    return omega[order], x[order][:, np.r_[12:18, 6:12, 0:6]]
+
+
+def vector_differences(ours: np.ndarray, theirs: np.ndarray, size: int = 6) -> np.ndarray:
+    """Per body (3,): max ||ours| - |theirs|| over its ``size`` DOFs (and the leading axis)
+    as a fraction of max |theirs| there; ``ours``, ``theirs`` (..., 3 size)."""
+    out = np.zeros(3)
+    for i in range(3):
+        s = (..., slice(size * i, size * i + size))
+        out[i] = np.max(np.abs(np.abs(ours[s]) - np.abs(theirs[s]))) / np.max(np.abs(theirs[s]))
     return out

@@ -26,7 +26,7 @@ from physics_helpers import fit_sinusoid, run
 
 #: Parts whose linear_matrices() are the K and C of the frequency-domain model (radiation
 #: is taken from the data instead).
-LINEAR_KINDS = ("hydrostatics", "pto.linear", "joint.revolute.static_load", "viscous")
+LINEAR_KINDS = ("hydrostatics", "pto.linear", "joint.static_load", "viscous")
 
 
 def _moving_body(sim: Simulator) -> int:

@@ -6,7 +6,8 @@ force ``-m g`` at the reference point) hinged on the world is a physical pendulu
 model writes the weight about the reference point: with the reference point on the hinge
 the pendulum's ``m g l`` is the stiffness ``-m g z_g``; with the reference point at the
 centre of gravity it is the hinge's static-load stiffness ``(F . d) - (F . u)(d . u)``
-(``forces/revolute.HingeLoad``). Both must give ``2 pi sqrt(I_hinge / (m g l))``.
+(``forces/static_loads.py``: the hinge's reaction turning with the body). Both must give
+``2 pi sqrt(I_hinge / (m g l))``.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from hydrofmu.runtime.simulator.simulator import Simulator
 HERE = Path(__file__).resolve().parent
 PERIODS = (5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 16.0)
 #: Parts whose linear matrices are the frequency-domain K and C (radiation from the data).
-LINEAR_KINDS = ("hydrostatics", "pto.linear", "joint.revolute.static_load", "viscous")
+LINEAR_KINDS = ("hydrostatics", "pto.linear", "joint.static_load", "viscous")
 
 
 def frequency_domain(model: hydrofmu.Model, w: float) -> complex:

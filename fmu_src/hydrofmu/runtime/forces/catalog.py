@@ -25,7 +25,8 @@ from .nonlinear_hydro import NonlinearFroudeKrylov, NonlinearHydrostatics, nonli
 from .pto import LinearPto
 from .pto_input import PtoInputs
 from .radiation import RadiationPart
-from .revolute import HingeLoad, RevoluteJoint
+from .revolute import RevoluteJoint
+from .static_loads import StaticLoads
 from .viscous import ViscousPart
 from .wave_excitation import WaveExcitation
 
@@ -44,7 +45,7 @@ register_part("mooring.moordyn", MoorDynPart)
 for _kind, _cls in JOINTS.items():
     register_part(f"joint.{_kind}", _cls)
 register_part("joint.revolute", RevoluteJoint)
-register_part("joint.revolute.static_load", HingeLoad)
+register_part("joint.static_load", StaticLoads)
 register_part("pto.linear", LinearPto)
 
 #: Body force output channels every model has, in output order (zero when no part adds
@@ -76,8 +77,8 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
     for k, j in enumerate(config.get("joints") or []):
         parts.append((part_class(f"joint.{j['kind']}", f"joints[{k}]"), dict(j)))
-        if j["kind"] == "revolute":  # the static loads' stiffness about the hinge
-            parts.append((part_class("joint.revolute.static_load", f"joints[{k}]"), dict(j)))
+    if config.get("joints"):  # the joints' static reactions as a stiffness
+        parts.append((part_class("joint.static_load", "joints"), {}))
     for p in config.get("ptos") or []:  # checked by config.parse_config
         parts.append((part_class("pto.linear", "ptos"), dict(p)))
     return parts

@@ -159,6 +159,10 @@ class PrismaticJoint(JointPart):
         rot[:, 6 * a + 3 : 6 * a + 6] = np.eye(3)
         rot[:, 6 * b + 3 : 6 * b + 6] = -np.eye(3)
         self.rows = np.vstack([rot, e1 @ d, e2 @ d])
+        self.normals = (e1, e2)
+        #: ``r_a - r_b`` (m).
+        self.offset = (np.asarray(model.bodies[a].reference_point, dtype=float)
+                       - np.asarray(model.bodies[b].reference_point, dtype=float))
         self.along = u @ d
         self.axis = u
 
@@ -173,6 +177,25 @@ class PrismaticJoint(JointPart):
         d[:, 6 * b : 6 * b + 3] = -np.eye(3)
         d[:, 6 * b + 3 : 6 * b + 6] = _skew(r)
         return d
+
+    def reaction_stiffness(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``-d(G(q)^T lam)/dq`` for the joint's multipliers ``lam`` held, shape (n, n)
+        (:mod:`hydrofmu.runtime.forces.static_loads`). The force ``f`` normal to the axis
+        (on ``a`` at its reference point, ``-f`` on ``b`` there) turns with ``b`` and its
+        arm about ``b``'s reference point is ``r_a + x_a - r_b - x_b``; the moment rows
+        hold every relative rotation and may keep their direction (no terms)."""
+        force = float(lam[3]) * self.normals[0] + float(lam[4]) * self.normals[1]
+        s_f = _skew(force)
+        a, b = self.body_index
+        xa, xb = slice(6 * a, 6 * a + 3), slice(6 * b, 6 * b + 3)
+        rb = slice(6 * b + 3, 6 * b + 6)
+        k = np.zeros((self.n, self.n))
+        k[xa, rb] = s_f
+        k[xb, rb] = -s_f
+        k[rb, xa] = -s_f
+        k[rb, xb] = s_f
+        k[rb, rb] = -_skew(self.offset) @ s_f
+        return k
 
     @classmethod
     def relative_motion(cls, bodies: list[HydroData], options: dict[str, Any],

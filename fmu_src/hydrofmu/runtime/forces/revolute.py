@@ -34,17 +34,22 @@ bodies' ``initial_pose``: ``theta_a += angle u``, ``x_a += angle u x (r_a - p)``
 (:meth:`RevoluteJoint.initial_shift`, small-rotation kinematics).
 
 **Static loads about the hinge.** The linear model writes every force about the body's
-reference point. A body hinged on the world at a point away from its reference point, under
-a constant force ``F`` at the reference point (buoyancy minus weight,
-``hydrostatic_offset``), has a restoring moment that the linear kinematics drop: the
-second-order rise of the reference point, ``x_2 = (theta x (theta x d)) / 2`` with
-``d = r - p``, gives the potential ``-F . x_2`` and the stiffness about the axis
-``k = (F . d) - (F . u)(d . u)`` (a pendulum with its reference point at the centre of
-gravity, ``l`` below the hinge: ``F = -m g e_z``, ``d = -l e_z``, ``k = m g l``).
-:class:`HingeLoad` adds it (reported in ``F_hydrostatic``), so the answer does not depend
-on where the data put the reference point; a body with ``fixed = true`` counts as the world.
-Between two moving bodies it is not added: put the reference point of the hinged body on
-the axis (its ``d`` is then zero).
+reference point. A hinge that carries a load at rest (a body's buoyancy minus weight at its
+reference point, away from the hinge) has a reaction whose arm turns with the bodies: the
+stiffness :meth:`RevoluteJoint.reaction_stiffness` declares and the part
+``joint.static_load`` (:mod:`hydrofmu.runtime.forces.static_loads`) adds, on the world, on
+a fixed body or on a moving one, locked or free alike. With the reaction ``lambda`` on
+``a`` at the hinge point and the moment ``mu`` normal to the axis,
+
+- ``a``'s rotations: ``(e_a . lambda) I - e_a lambda^T`` with ``e_a = p - r_a``;
+- ``b``'s rotations: ``-((e_b . lambda) I - e_b lambda^T)`` with ``e_b = p - r_b``, and
+  ``-S(mu)`` (the axis, and the moment normal to it, turn with ``b``);
+- ``a``'s moment from ``b``'s rotation: ``S(mu)``; a locked hinge holds every relative
+  rotation, its moment may keep its direction (no ``mu`` terms: on the motions the joint
+  allows, the two ways give the same stiffness).
+
+A pendulum (the weight ``-m g e_z`` at the reference point, ``l`` below a hinge on the
+world) gets ``m g l`` about the axis, whichever point the data call the reference point.
 
 Run-time module: numpy and the standard library only.
 """
@@ -59,8 +64,9 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..parameters.table import ParameterSpec, check_finite
-from ..parts.part import Context, LinearSystem, ModelInfo, Part, Port
+from ..parts.part import Context, LinearSystem, ModelInfo, Port
 from .joints import JointPart
+from .static_loads import arm_stiffness, skew
 
 
 def _vector3(options: dict[str, Any], key: str, default: list[float] | None) -> NDArray:
@@ -99,14 +105,9 @@ def hinge_geometry(bodies: list[HydroData], options: dict[str, Any], index: list
         rot[:, 6 * k + 3 : 6 * k + 6] = sign * np.eye(3)
         # theta x (p - r) = S(r - p) theta
         pos[:, 6 * k : 6 * k + 3] = sign * np.eye(3)
-        pos[:, 6 * k + 3 : 6 * k + 6] = sign * _skew(r - point)
+        pos[:, 6 * k + 3 : 6 * k + 6] = sign * skew(r - point)
     rows = np.vstack([e1 @ rot, e2 @ rot, pos])
     return rows, u @ rot, u, point
-
-
-def _skew(r: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``S(r)`` with ``S(r) x = r x x``."""
-    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
 
 
 def _locked(options: dict[str, Any]) -> bool:
@@ -144,7 +145,13 @@ class RevoluteJoint(JointPart):
                                   value=self.initial_angle)
             self.rows = np.vstack([self.rows, self.along])
         a = self.body_index[0]
-        r_a = np.asarray(model.bodies[a].reference_point, dtype=float)
+        #: The unit vectors normal to the axis of the two rotation rows, (3,) each.
+        self.normals = (self.rows[0, 6 * a + 3 : 6 * a + 6].copy(),
+                        self.rows[1, 6 * a + 3 : 6 * a + 6].copy())
+        #: The bodies' reference points (m), (3,) each.
+        self.reference = [np.asarray(model.bodies[k].reference_point, dtype=float)
+                          for k in self.body_index]
+        r_a = self.reference[0]
         self._shift = np.zeros(model.n)
         self._shift[6 * a : 6 * a + 3] = self.initial_angle * np.cross(self.axis,
                                                                         r_a - self.point)
@@ -183,6 +190,29 @@ class RevoluteJoint(JointPart):
         """What :attr:`initial_angle` adds to the bodies' initial pose, shape (n,)."""
         return self._shift
 
+    def reaction_stiffness(self, lam: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``-d(G(q)^T lam)/dq`` for the joint's multipliers ``lam`` held (the rows' order:
+        the two rotations normal to the axis, the hinge point, the angle when locked),
+        shape (n, n), N m/rad (module docstring;
+        :mod:`hydrofmu.runtime.forces.static_loads`)."""
+        lam = np.asarray(lam, dtype=float)
+        # Free: the moment normal to the axis turns with b. Locked: the three rotation
+        # rows hold every relative rotation, their moment may keep its direction (the
+        # rows combined by a rotation give the same motion; module static_loads).
+        moment = (np.zeros(3) if self.locked
+                  else lam[0] * self.normals[0] + lam[1] * self.normals[1])
+        force = lam[2:5]
+        k = np.zeros((self.n, self.n))
+        a = self.body_index[0]
+        ra = slice(6 * a + 3, 6 * a + 6)
+        k[ra, ra] = arm_stiffness(self.point - self.reference[0], force)
+        if len(self.body_index) == 2:
+            b = self.body_index[1]
+            rb = slice(6 * b + 3, 6 * b + 6)
+            k[rb, rb] = -arm_stiffness(self.point - self.reference[1], force) - skew(moment)
+            k[ra, rb] = skew(moment)
+        return k
+
     def force(self, ctx: Context) -> NDArray[np.float64]:
         return ctx.u[self.input_slice][0] * self.along
 
@@ -192,41 +222,3 @@ class RevoluteJoint(JointPart):
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
         return np.concatenate([self.reaction(ctx),
                                [self.along @ ctx.q, self.along @ ctx.v]])
-
-
-class HingeLoad(Part):
-    """The stiffness of a body's static load about its hinge on the world or on a fixed
-    body (see the module docstring), ``F = -k (u . theta_a) u`` on the rotations of the
-    hinged body; inactive (no force) between two moving bodies or when ``k`` is zero."""
-
-    kind = "joint.revolute.static_load"
-    channel = "F_hydrostatic"
-
-    def __init__(self, *, model: ModelInfo) -> None:
-        super().__init__(model=model)
-        o = model.options
-        index = [model.names.index(b) for b in o["bodies"]]
-        _, _, u, point = hinge_geometry(model.bodies, o, index, model.n)
-        self.stiffness = np.zeros((model.n, model.n))
-        self.k = 0.0
-        bodies_cfg = model.config["bodies"]
-        on_world = len(index) == 1 or not any(bodies_cfg[index[1]]["free_dofs"])
-        if on_world:  # on the world, or on a body with fixed = true
-            a = index[0]
-            f = np.asarray(bodies_cfg[a]["hydrostatic_offset"][:3], dtype=float)
-            d = np.asarray(model.bodies[a].reference_point, dtype=float) - point
-            self.k = float(f @ d - (f @ u) * (d @ u))
-            rot = slice(6 * a + 3, 6 * a + 6)
-            self.stiffness[rot, rot] = self.k * np.outer(u, u)
-        self.active = bool(self.k != 0.0)
-        if self.active:
-            model.report.append(
-                f"joint '{o['name']}': the static load {np.round(f, 3).tolist()} N at the "
-                f"reference point, {float(np.linalg.norm(d)):.6g} m from the hinge, adds "
-                f"{self.k:.6g} N m/rad about the axis")
-
-    def force(self, ctx: Context) -> NDArray[np.float64] | None:
-        return -self.stiffness @ ctx.q
-
-    def linear_matrices(self):
-        return self.stiffness, np.zeros_like(self.stiffness), np.zeros(self.n)

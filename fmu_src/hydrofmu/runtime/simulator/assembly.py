@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..forces.static_loads import bind_static_loads
 from ..parts.part import Part
 from .constraints import Constraints, assemble_constraints
 from .layout import Table, added_mass_split, reduced_inverse
@@ -149,6 +150,9 @@ class Assembly:
         lagged = added - left
         lhs = mass + extra_mass + left
         _, acc_map = reduced_inverse(lhs, constraints.basis, added_mass_method)
+        # The joints' reactions at rest, as the stiffness of their turning arms.
+        bind_static_loads(parts, constraints.basis, constraints.projector, multiplier_map,
+                          lhs, acc_map)
         return cls(n=n, nr=nr, n_states=2 * nr + sum(p.n_states for p in parts),
                    n_inputs=len(table.inputs), n_outputs=len(table.outputs),
                    parts=tuple(parts), constraints=constraints,
