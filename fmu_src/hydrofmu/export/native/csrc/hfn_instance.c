@@ -13,9 +13,11 @@ static const char *STATE_NAMES[] = {"instantiated", "initialization mode", "step
 static const char *STATE_HINTS[] = {
     "call fmi2SetupExperiment and fmi2EnterInitializationMode first",
     "call fmi2ExitInitializationMode first", "the instance is stepping",
-    "only fmi2Terminate, fmi2Reset, the getters and fmi2FreeInstance remain",
+    "the last step returned fmi2Discard: only the getters, fmi2SetFMUstate (back to a saved "
+    "state), fmi2Terminate, fmi2Reset and fmi2FreeInstance remain",
     "the instance has been terminated; fmi2Reset it or instantiate a new one",
-    "initialization failed; fmi2Reset the instance or instantiate a new one"};
+    "a step returned fmi2Error: only the getters, fmi2SetFMUstate (back to a saved state), "
+    "fmi2Terminate, fmi2Reset and fmi2FreeInstance remain"};
 #define BIT(s) (1u << (s))
 #define ANY_STATE 0x3Fu
 /* The states each call (C_*) is allowed in. */
@@ -80,14 +82,23 @@ void hfn_log(instance *c, fmi2Status status, const char *category, const char *f
     c->cb.logger(c->cb.componentEnvironment, c->name, status, category, escaped);
 }
 
-const char *hfn_state_name(const instance *c) { return STATE_NAMES[(int)*c->d.phase]; }
+int hfn_state(const instance *c) {
+    double phase = *c->d.phase;
+    if (c->halt) return c->halt;
+    /* the block's phase is one of ST_* (fmi2DeSerializeFMUstate checks it): guarded all
+     * the same, so that no value converts out of range */
+    if (!(phase >= 0.0 && phase <= (double)ST_ERROR)) return ST_ERROR;
+    return (int)phase;
+}
+
+const char *hfn_state_name(const instance *c) { return STATE_NAMES[hfn_state(c)]; }
 
 int hfn_allowed(const instance *c, int call) {
-    return (ALLOWED[call] & BIT((int)*c->d.phase)) != 0;
+    return (ALLOWED[call] & BIT(hfn_state(c))) != 0;
 }
 
 int hfn_refused(instance *c, int call, const char *fmi_name) {
-    int state = (int)*c->d.phase;
+    int state = hfn_state(c);
     if (ALLOWED[call] & BIT(state)) return 0;
     REFUSE(c, "%s is not allowed in state '%s' (FMI 2.0 co-simulation): %s", fmi_name,
            STATE_NAMES[state], STATE_HINTS[state]);
@@ -211,6 +222,7 @@ void hfn_reset_values(instance *c) {
     uint32_t i;
     memset(c->d.block, 0, c->d.size * sizeof(double));
     *c->d.phase = ST_INSTANTIATED;
+    c->halt = 0;
     *c->d.t0 = md->t0_build;
     *c->d.time = md->t0_build;
     *c->d.dirty = 1.0;
