@@ -168,11 +168,14 @@ static unsigned char *read_file(const char *path, size_t *size) {
     return data;
 }
 
-/* The bytes of resources/model.bin in the folder of the URI (NULL after a message). */
+/* The bytes of resources/model.bin in the folder of the URI (NULL after a message); its
+ * path into *where (to be freed). */
 static unsigned char *read_model_file(const char *resource_uri, size_t *size,
-                                      const fmi2CallbackFunctions *functions, const char *name) {
+                                      const fmi2CallbackFunctions *functions, const char *name,
+                                      char **where) {
     char *dir = uri_to_path(resource_uri), *path;
     unsigned char *data;
+    *where = NULL;
     if (!dir) return NULL;
     path = (char *)malloc(strlen(dir) + 32);
     if (!path) { free(dir); return NULL; }
@@ -185,8 +188,10 @@ static unsigned char *read_model_file(const char *resource_uri, size_t *size,
         snprintf(msg, sizeof msg, "fmi2Instantiate: cannot read the model file '%.1000s': the "
                  "FMU is incomplete or the resource location is wrong", path);
         hfn_plain_log(functions, name, msg);
+        free(path);
+        return NULL;
     }
-    free(path);
+    *where = path;
     return data;
 }
 
@@ -334,21 +339,26 @@ instance *hfn_instance_new(const char *name, const char *resource_uri, const cha
     instance *c;
     char err[512];
     size_t size = 0;
-    unsigned char *data = read_model_file(resource_uri, &size, functions, name);
+    char *path = NULL;
+    unsigned char *data = read_model_file(resource_uri, &size, functions, name, &path);
     if (!data) return NULL;
     c = (instance *)calloc(1, sizeof *c);
-    if (!c) { free(data); return NULL; }
+    if (!c) { free(data); free(path); return NULL; }
     c->cb = *functions;
     c->name = dup_string(name);
     c->logging_on = logging_on;
     c->categories = 0x1Fu;
     if (hfn_model_read(&c->md, data, size, err, sizeof err) != 0) {
+        char msg[1600];
+        snprintf(msg, sizeof msg, "fmi2Instantiate: '%.1000s': %s", path, err);
         free(data);
-        hfn_plain_log(functions, name, err);
+        free(path);
+        hfn_plain_log(functions, name, msg);
         hfn_instance_free(c);
         return NULL;
     }
     free(data);
+    free(path);
     if (guid && c->md.guid && strcmp(guid, c->md.guid) != 0) {
         char msg[600];
         snprintf(msg, sizeof msg, "fmi2Instantiate: GUID '%.200s' does not match the model's "

@@ -126,11 +126,13 @@ static int read_header(hfn_model *md, reader *r, char *err, size_t err_size) {
     md->n = words[0]; md->m = words[1]; md->nout = words[2]; md->k = words[3];
     md->has_ramp = words[4]; md->nh = words[5]; md->nprod = words[6];
     md->npr = words[7]; md->npi = words[8]; md->nps = words[9]; md->scale_par = words[10];
+    md->guid_len = words[11];
     if (md->n > 100000u || md->m > 100000u || md->nout > 1000000u || md->k > 1000000u ||
         md->nh > md->nout || md->has_ramp > 1u) {
         snprintf(err, err_size, "resources/model.bin has impossible sizes (n=%u, m=%u, "
-                 "outputs=%u, components=%u)", (unsigned)md->n, (unsigned)md->m,
-                 (unsigned)md->nout, (unsigned)md->k);
+                 "outputs=%u, components=%u, ramp=%u, sine rows=%u); rebuild the FMU with "
+                 "hydrofmu build", (unsigned)md->n, (unsigned)md->m, (unsigned)md->nout,
+                 (unsigned)md->k, (unsigned)md->has_ramp, (unsigned)md->nh);
         return -1;
     }
     md->nz = md->n + md->m + 1;
@@ -189,6 +191,7 @@ static void read_parameters(hfn_model *md, reader *r) {
     md->par_s = rd_strings(r, md->nps);
     md->names = rd_strings(r, nnames);
     if (!r->bad) md->guid = rd_string(r);
+    if (!r->bad && strlen(md->guid) != md->guid_len) r->bad = 1; /* the header's length */
 }
 
 /* The Runge-Kutta mode's flag, sizes and matrices (drag, the elevation input's FIR). */

@@ -84,6 +84,7 @@ typedef struct {
     uint32_t n, m, nout, k, has_ramp, nh, nprod, npr, npi, nps;
     uint32_t nz; /* n + m + 1 */
     uint32_t scale_par; /* 1 + index of the tunable scaling parameter, 0: none */
+    uint32_t guid_len;  /* the GUID's length in bytes (the header's last word) */
     double h0, ramp_time, t0_build, div_limit;
     double *y0, *u0, *F, *G, *fused0, *omega;
     double *xs_re, *xs_im;
