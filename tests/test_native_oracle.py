@@ -35,7 +35,8 @@ SANITIZE = ("-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-r
 MUTATIONS = {
     "negative steps accepted": ("fmi2Functions.c", [
         ("if (!(isfinite(h) && h > 0.0)) {", "if (!(isfinite(h) && h != 0.0)) {"),
-        ("if (!(t + h > t) || !isfinite(t + h)) {", "if (!(t + h != t) || !isfinite(t + h)) {"),
+        ("if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {",
+         "if (!(t + h != t) || !isfinite(t + h)) {"),
     ]),
     "fmi2OK for an unknown value reference": ("fmi2Functions.c", [
         ('REFUSE(c, "no Real variable has value reference %u", (unsigned)r);\n'

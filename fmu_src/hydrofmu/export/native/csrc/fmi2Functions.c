@@ -376,7 +376,9 @@ static fmi2Status step_checked(instance *c, double t, double h) {
                "> 0 s", h);
         return fmi2Error;
     }
-    if (!(t + h > t) || !isfinite(t + h)) { /* the end time is the start time, or overflows */
+    /* the end time is the start time (or, within the tolerance below, not after the
+     * FMU's time), or overflows */
+    if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {
         REFUSE(c, "fmi2DoStep refused: a step of %.17g s from t = %.17g s cannot advance time "
                "(t + h rounds to %.17g in double precision); take a longer step or start the "
                "experiment at a smaller time", h, t, t + h);
@@ -463,11 +465,16 @@ static fmi2Status step_exact(instance *c, double t, double h) {
      * rollback. */
     double saved_r0 = c->d.r[0], saved_r1 = c->d.r[1], saved_count = *c->d.rot_count;
     uint32_t i;
-    if (hfn_exact_advance(c, t, t_end) != 0) {
+    /* From where the state is (the FMU's time: the last step's end) to the host's t + h,
+     * as the Python FMU steps: the importer's round-off of t (within the tolerance of
+     * step_checked) is absorbed in this step's length, so that the sinusoids' phase and
+     * the state's propagation span the same interval. Stepping from the host's t instead
+     * fed that round-off (an ulp of t each step) into the model's undamped modes. */
+    if (hfn_exact_advance(c, fmu_time, t_end) != 0) {
         hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s "
-                "failed: the discretisation of this step length is singular or overflows (a step "
-                "far longer than the model's time scales); the state "
-                "stays at the start of the step", t, h);
+                "failed: the discretisation of this step length is singular or overflows "
+                "(a step far longer than the model's time scales); the state stays at the "
+                "start of the step", t, h);
         c->d.r[0] = saved_r0; c->d.r[1] = saved_r1; *c->d.rot_count = saved_count;
         hfn_phasors_at(c, fmu_time);
         return fmi2Discard;
