@@ -376,19 +376,19 @@ static fmi2Status step_checked(instance *c, double t, double h) {
                "> 0 s", h);
         return fmi2Error;
     }
-    /* the end time is the start time (or, within the tolerance below, not after the
-     * FMU's time), or overflows */
-    if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {
-        REFUSE(c, "fmi2DoStep refused: a step of %.17g s from t = %.17g s cannot advance time "
-               "(t + h rounds to %.17g in double precision); take a longer step or start the "
-               "experiment at a smaller time", h, t, t + h);
-        return fmi2Error;
-    }
     tol = fmax(1e-9 * h, 8.0 * nextafter(fabs(fmu_time), INFINITY) - 8.0 * fabs(fmu_time));
     if (fabs(t - fmu_time) > tol) {
         REFUSE(c, "fmi2DoStep refused: currentCommunicationPoint = %.17g s but the FMU is at "
                "t = %.17g s (steps must follow each other; use fmi2SetFMUstate to go back)",
                t, fmu_time);
+        return fmi2Error;
+    }
+    /* the end time is the start time (or, t being within the tolerance above, not after
+     * the FMU's time), or overflows */
+    if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {
+        REFUSE(c, "fmi2DoStep refused: a step of %.17g s from t = %.17g s cannot advance time "
+               "(t + h rounds to %.17g in double precision); take a longer step or start the "
+               "experiment at a smaller time", h, t, t + h);
         return fmi2Error;
     }
     for (i = 0; i < md->m; i++) {

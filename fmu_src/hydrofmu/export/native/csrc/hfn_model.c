@@ -203,7 +203,9 @@ static void read_rk(hfn_model *md, reader *r) {
     md->nq = rd_u32(r); md->has_drag = rd_u32(r); md->has_input = rd_u32(r);
     md->in_index = rd_u32(r); md->nk = rd_u32(r); md->elev_row = rd_u32(r);
     md->dt = rd_f64(r); md->preview_steps = rd_f64(r); md->wave_ramp = rd_f64(r);
-    if (md->nq > 100000u || md->nk > 100000000u || md->has_drag > 1u ||
+    /* nq >= 1 (drag or the input act on DOFs), so that the FIR's nq nk doubles bound nk by
+     * the file's size before the instance allocates its history (2 nk doubles) */
+    if (md->nq == 0u || md->nq > 100000u || md->nk > 100000000u || md->has_drag > 1u ||
         (!md->has_input && md->nk != 0u) ||
         md->has_input > 1u || (md->has_input && (md->in_index >= md->m || md->nk < 2u ||
                                                  md->elev_row >= md->nout)) ||
