@@ -19,6 +19,7 @@
  * otherwise the binary is loaded with dlopen.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -179,6 +180,7 @@ static void misuse(api *f, const char *uri, const char *guid, fmi2ValueReference
     const char *good_cat[] = {"logStatusError"};
     fmi2Integer iv = 0;
     fmi2String sv = NULL;
+    fmi2Status s_;
     if (n_out > 4096) fail("too many outputs");
     for (i = 0; i < n_out; i++) outs[i] = vr_out + (fmi2ValueReference)i;
     /* NULL and wrong arguments at instantiation */
@@ -226,16 +228,39 @@ static void misuse(api *f, const char *uri, const char *guid, fmi2ValueReference
       EXPECT(f->set_real(a, &h, 1, &nan_), fmi2Error);
       EXPECT(f->get_real(a, &h, 1, &back), fmi2OK);
       if (back != 3.5) fail("tunable parameter not kept"); }
-    /* bad time arguments */
+    /* bad time arguments: fmi2Error, then FMI 2.0's error state (only the getters and a
+     * saved state lead on); each from the state saved before */
+    EXPECT(f->get_state(a, &s), fmi2OK);
     EXPECT(f->do_step(a, 1.0, dt, fmi2False), fmi2Error);
-    EXPECT(f->do_step(a, 0.0, -dt, fmi2False), fmi2Error);
-    EXPECT(f->do_step(a, 0.0, 0.0, fmi2False), fmi2Error);
-    EXPECT(f->do_step(a, 0.0, NAN, fmi2False), fmi2Error);
-    EXPECT(f->do_step(a, NAN, dt, fmi2False), fmi2Error);
-    EXPECT(f->do_step(a, 0.0, INFINITY, fmi2False), fmi2Error);
-    /* non-finite input: discarded, state kept */
+    EXPECT(f->do_step(a, 0.0, dt, fmi2False), fmi2Error);        /* in the error state */
+    EXPECT(f->set_real(a, &vr_in, 1, &u), fmi2Error);
+    EXPECT(f->get_real(a, outs, 1, y1), fmi2OK);
+    { double bad_h[] = {-dt, 0.0, NAN, INFINITY, DBL_MAX};
+      for (k = 0; k < 5; k++) {
+          EXPECT(f->set_state(a, s), fmi2OK);
+          s_ = f->do_step(a, 0.0, bad_h[k], fmi2False);  /* DBL_MAX: too long, or refused */
+          if (s_ != fmi2Error && !(k == 4 && s_ == fmi2Discard)) fail("bad step accepted");
+      }
+      EXPECT(f->set_state(a, s), fmi2OK);
+      EXPECT(f->do_step(a, NAN, dt, fmi2False), fmi2Error); }
+    { /* a step that cannot advance time: t + h rounds to t at t = 1e17 s */
+      fmi2Component big = f->instantiate("big", fmi2CoSimulation, guid, uri, &CALLBACKS,
+                                         fmi2False, fmi2True);
+      if (!big) fail("instantiate big");
+      EXPECT(f->setup(big, fmi2False, 0.0, 1e17, fmi2False, 0.0), fmi2OK);
+      EXPECT(f->enter(big), fmi2OK);
+      EXPECT(f->exit_init(big), fmi2OK);
+      EXPECT(f->do_step(big, 1e17, 1e-3, fmi2False), fmi2Error);
+      f->free_instance(big); }
+    EXPECT(f->set_state(a, s), fmi2OK);
+    /* non-finite input: discarded, state kept, FMI 2.0's step failed state */
     EXPECT(f->set_real(a, &vr_in, 1, &nan_), fmi2OK);
     EXPECT(f->do_step(a, 0.0, dt, fmi2False), fmi2Discard);
+    EXPECT(f->do_step(a, 0.0, dt, fmi2False), fmi2Error);        /* step failed: no step */
+    EXPECT(f->set_real(a, &vr_in, 1, &u), fmi2Error);
+    EXPECT(f->get_real(a, outs, 1, y1), fmi2OK);
+    EXPECT(f->set_state(a, s), fmi2OK);                          /* back: step complete */
+    EXPECT(f->free_state(a, &s), fmi2OK);
     EXPECT(f->set_real(a, &vr_in, 1, &u), fmi2OK);
     t = 0.0;
     for (k = 0; k < 10; k++, t += dt) EXPECT(f->do_step(a, t, dt, fmi2False), fmi2OK);
@@ -326,21 +351,24 @@ static void fuzz(api *f, const char *uri, const char *guid, fmi2ValueReference v
             if (s == fmi2OK) state = INIT;
             break;
         case 2:
-            s = f->exit_init(c);
-            if (s != (state == INIT ? fmi2OK : fmi2Error)) fail(what);
-            if (s == fmi2OK) { state = STEP; t = 0.0; }
+            s = f->exit_init(c);  /* fmi2Warning: a non-finite input start value */
+            if (state == INIT ? (s != fmi2OK && s != fmi2Warning) : s != fmi2Error) fail(what);
+            if (state == INIT) { state = STEP; t = 0.0; }
             break;
         case 3: case 4: case 5: {
             double h = (rnd() % 8) ? dt * (1 + rnd() % 3) : rnd_real();
             double at = (rnd() % 8) ? t : rnd_real();
             s = f->do_step(c, at, h, fmi2False);
             if (state != STEP) { if (s != fmi2Error) fail(what); break; }
-            if (isfinite(h) && h > 0 && at == t && h < 1e6) {
+            if (isfinite(h) && h > 0 && at == t && h < 1e6 && t + h > t) {
                 if (s == fmi2OK) { t = t + h; n_steps_ok++; }
                 else if (s != fmi2Discard) fail(what); /* a non-finite input or divergence */
             } else if (s == fmi2OK) {
                 t = at + h; /* within the time tolerance */
             }
+            /* FMI 2.0: fmi2Discard -> step failed, fmi2Error -> error */
+            if (s == fmi2Discard) state = FAILED;
+            if (s == fmi2Error) state = ERR;
             break;
         }
         case 6:
@@ -389,7 +417,8 @@ static void fuzz(api *f, const char *uri, const char *guid, fmi2ValueReference v
         case 12:
             s = f->get_state(c, &saved);
             if (s != fmi2OK) fail(what);
-            saved_state = state; saved_t = t;
+            /* a state saved after a failed step is the one before it */
+            saved_state = (state == FAILED || state == ERR) ? STEP : state; saved_t = t;
             break;
         case 13:
             if (saved) {

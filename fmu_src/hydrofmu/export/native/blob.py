@@ -10,6 +10,7 @@ Build time only (numpy and the standard library).
 from __future__ import annotations
 
 import struct
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,8 +19,11 @@ from numpy.typing import NDArray
 from ...runtime.errors import ExportError
 
 MAGIC = b"HFMUNAT1"
-VERSION = 2
+VERSION = 3
 HEADER_WORDS = 12
+#: The trailer's tag; the trailer (version 3) is the tag and the CRC-32 of every byte before
+#: the CRC, the blob's last 8 bytes.
+TRAILER_TAG = b"HFCK"
 
 
 @dataclass
@@ -250,18 +254,41 @@ def write_blob(model: NativeModel) -> bytes:
                               value=tun.index)
         out += [struct.pack("<I", tun.index), _sparse(tun.df, (n, n)),
                 _sparse(tun.dg, (n, m + 1)), _sparse(tun.dc, (p, nz))]
-    return b"".join(out)
+    # Sections other features append go here, before the trailer.
+    return seal(b"".join(out))
+
+
+def seal(body: bytes) -> bytes:
+    """``body`` with the trailer: ``HFCK`` and the CRC-32 (``zlib.crc32``, u32 LE) of every
+    byte before the CRC. The runtime checks it before it reads anything else, so a
+    truncated or altered ``model.bin`` is refused with a message (last step of the writer:
+    it covers every section)."""
+    head = body + TRAILER_TAG
+    return head + struct.pack("<I", zlib.crc32(head))
+
+
+def check_seal(data: bytes) -> bytes:
+    """The blob without its trailer; ExportError when the trailer's CRC-32 does not match."""
+    if len(data) < 24 or data[-8:-4] != TRAILER_TAG:
+        raise ExportError("native model truncated: no trailer 'HFCK'; rebuild the FMU",
+                          value=len(data))
+    (stored,) = struct.unpack_from("<I", data, len(data) - 4)
+    if zlib.crc32(data[:-4]) != stored:
+        raise ExportError("native model damaged: its CRC-32 does not match the trailer's; "
+                          "rebuild the FMU", value=stored)
+    return data[:-8]
 
 
 def read_header(data: bytes) -> dict[str, int]:
     """The sizes of a blob (``n``, ``m``, ``outputs``, ``components``, ...); ExportError
-    when it is not one."""
+    when it is not one (or its checksum does not match)."""
     if data[:8] != MAGIC:
         raise ExportError("not a hydrofmu native model (bad magic)", value=data[:8])
     version, hw = struct.unpack_from("<II", data, 8)
     if version != VERSION or hw != HEADER_WORDS:
         raise ExportError(f"native model version {version}, this hydrofmu reads {VERSION}",
                           value=version)
+    check_seal(data)
     keys = ("n", "m", "outputs", "components", "ramp", "sine_rows", "products",
             "real_parameters", "int_parameters", "str_parameters", "scale_parameter",
             "guid_length")

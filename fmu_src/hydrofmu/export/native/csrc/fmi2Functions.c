@@ -43,7 +43,12 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
                                            loggingOn ? 1 : 0);
 }
 
-void fmi2FreeInstance(fmi2Component comp) { hfn_instance_free((instance *)comp); }
+void fmi2FreeInstance(fmi2Component comp) {
+    instance *c = (instance *)comp;
+    if (!c) return;
+    hfn_states_release(c); /* the FMU states the host did not free */
+    hfn_instance_free(c);
+}
 
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 const char *fmi2GetVersion(void) { return fmi2Version; }
@@ -103,6 +108,7 @@ fmi2Status fmi2EnterInitializationMode(fmi2Component comp) {
 
 fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     instance *c = (instance *)comp;
+    fmi2Status status = fmi2OK;
     uint32_t i;
     if (!c) return fmi2Error;
     if (hfn_refused(c, C_EXIT, "fmi2ExitInitializationMode")) return fmi2Error;
@@ -111,6 +117,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
             hfn_log(c, fmi2Warning, "logStatusWarning", "non-finite start value of input %u: zero "
                   "is used until it is set", (unsigned)i);
             c->d.u[i] = 0.0;
+            status = fmi2Warning;
         }
     }
     memcpy(c->d.x, c->md.y0, c->md.n * sizeof(double));
@@ -121,7 +128,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component comp) {
     if (c->md.rk) hfn_rk_start(c);
     hfn_compute_outputs(c);
     *c->d.phase = ST_STEP;
-    return fmi2OK;
+    return status;
 }
 
 fmi2Status fmi2Terminate(fmi2Component comp) {
@@ -129,6 +136,7 @@ fmi2Status fmi2Terminate(fmi2Component comp) {
     if (!c) return fmi2Error;
     if (hfn_refused(c, C_TERMINATE, "fmi2Terminate")) return fmi2Error;
     *c->d.phase = ST_TERMINATED;
+    c->halt = 0;
     return fmi2OK;
 }
 
@@ -375,6 +383,14 @@ static fmi2Status step_checked(instance *c, double t, double h) {
                t, fmu_time);
         return fmi2Error;
     }
+    /* the end time is the start time (or, t being within the tolerance above, not after
+     * the FMU's time), or overflows */
+    if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {
+        REFUSE(c, "fmi2DoStep refused: a step of %.17g s from t = %.17g s cannot advance time "
+               "(t + h rounds to %.17g in double precision); take a longer step or start the "
+               "experiment at a smaller time", h, t, t + h);
+        return fmi2Error;
+    }
     for (i = 0; i < md->m; i++) {
         if (!isfinite(c->d.u[i])) {
             hfn_log(c, fmi2Discard, "logStatusDiscard", "step at t = %.17g s refused: input %u "
@@ -394,21 +410,39 @@ static fmi2Status step_checked(instance *c, double t, double h) {
     return fmi2OK;
 }
 
+/* The internal steps of a call without the parameter max_internal_steps_per_call (every
+ * build declares it; a bound all the same, so that no call runs without end). */
+#define HFN_STEP_LIMIT_DEFAULT 1e7
+
 /* The Runge-Kutta mode's step: the internal steps, the block restored if they diverge. */
 static fmi2Status step_rk(instance *c, double t, double h) {
     const hfn_model *md = &c->md;
     double t_fail = 0.0, h_fail = 0.0, big = 0.0;
-    double steps = ceil(h / md->dt) + 1.0; /* internal steps, a bound (work_limits) */
-    if (c->step_limit_index >= 0 && steps > (double)c->par_i[c->step_limit_index]) {
+    /* internal steps from where the state is (its simulator time) to the end, a bound
+     * (work_limits): NaN or inf compare false and are refused with the rest */
+    double steps = ceil((t + h - *c->d.rk_time) / md->dt) + 1.0;
+    double limit = c->step_limit_index >= 0 ? (double)c->par_i[c->step_limit_index]
+                                            : HFN_STEP_LIMIT_DEFAULT;
+    int rc;
+    if (!(steps <= limit)) {
         hfn_log(c, fmi2Discard, "logStatusDiscard", "fmi2DoStep refused before any work: a "
-                "step of %.17g s takes %.3g internal steps of %.17g s, above the limit "
-                "max_internal_steps_per_call = %d; take shorter communication steps or raise "
-                "the parameter max_internal_steps_per_call", h, steps, md->dt,
-                (int)c->par_i[c->step_limit_index]);
+                "step of %.17g s from t = %.17g s (the internal time is %.17g s) takes %.3g "
+                "internal steps of %.17g s, above the limit max_internal_steps_per_call = "
+                "%.17g; take shorter communication steps or raise the parameter "
+                "max_internal_steps_per_call", h, t, *c->d.rk_time, steps, md->dt, limit);
         return fmi2Discard;
     }
     memcpy(c->rk_save, c->d.block, c->d.size * sizeof(double));
-    if (hfn_rk_advance(c, t + h, &t_fail, &h_fail, &big) != 0) {
+    rc = hfn_rk_advance(c, t + h, &t_fail, &h_fail, &big);
+    if (rc == -2) {
+        memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
+        hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s "
+                "refused: an internal step of %.17g s cannot advance time at t = %.17g s "
+                "(t + dt rounds to t in double precision); start the experiment at a smaller "
+                "time; the state stays at the start of the step", t, h, md->dt, t_fail);
+        return fmi2Discard;
+    }
+    if (rc != 0) {
         memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
         hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s failed: "
                 "the solution diverges at t = %.6g s with time scheme 'rk4' (h = %.3g s, "
@@ -431,10 +465,16 @@ static fmi2Status step_exact(instance *c, double t, double h) {
      * rollback. */
     double saved_r0 = c->d.r[0], saved_r1 = c->d.r[1], saved_count = *c->d.rot_count;
     uint32_t i;
-    if (hfn_exact_advance(c, t, t_end) != 0) {
+    /* From where the state is (the FMU's time: the last step's end) to the host's t + h,
+     * as the Python FMU steps: the importer's round-off of t (within the tolerance of
+     * step_checked) is absorbed in this step's length, so that the sinusoids' phase and
+     * the state's propagation span the same interval. Stepping from the host's t instead
+     * fed that round-off (an ulp of t each step) into the model's undamped modes. */
+    if (hfn_exact_advance(c, fmu_time, t_end) != 0) {
         hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s "
-                "failed: the discretisation of this step length is singular; the state "
-                "stays at the start of the step", t, h);
+                "failed: the discretisation of this step length is singular or overflows "
+                "(a step far longer than the model's time scales); the state stays at the "
+                "start of the step", t, h);
         c->d.r[0] = saved_r0; c->d.r[1] = saved_r1; *c->d.rot_count = saved_count;
         hfn_phasors_at(c, fmu_time);
         return fmi2Discard;
@@ -468,8 +508,12 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
     if (!c) return fmi2Error;
     if (hfn_refused(c, C_STEP, "fmi2DoStep")) return fmi2Error;
     status = step_checked(c, t, h);
-    if (status != fmi2OK) return status;
-    return c->md.rk ? step_rk(c, t, h) : step_exact(c, t, h);
+    if (status == fmi2OK) status = c->md.rk ? step_rk(c, t, h) : step_exact(c, t, h);
+    /* FMI 2.0: after fmi2Discard the step failed state, after fmi2Error the error state
+     * (the block is as before the step: fmi2SetFMUstate, fmi2Reset lead out) */
+    if (status == fmi2Discard) c->halt = ST_FAILED;
+    else if (status == fmi2Error) c->halt = ST_ERROR;
+    return status;
 }
 
 fmi2Status fmi2CancelStep(fmi2Component comp) {

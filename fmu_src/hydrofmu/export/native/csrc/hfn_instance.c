@@ -13,9 +13,11 @@ static const char *STATE_NAMES[] = {"instantiated", "initialization mode", "step
 static const char *STATE_HINTS[] = {
     "call fmi2SetupExperiment and fmi2EnterInitializationMode first",
     "call fmi2ExitInitializationMode first", "the instance is stepping",
-    "only fmi2Terminate, fmi2Reset, the getters and fmi2FreeInstance remain",
+    "the last step returned fmi2Discard: only the getters, fmi2SetFMUstate (back to a saved "
+    "state), fmi2Terminate, fmi2Reset and fmi2FreeInstance remain",
     "the instance has been terminated; fmi2Reset it or instantiate a new one",
-    "initialization failed; fmi2Reset the instance or instantiate a new one"};
+    "a step returned fmi2Error: only the getters, fmi2SetFMUstate (back to a saved state), "
+    "fmi2Terminate, fmi2Reset and fmi2FreeInstance remain"};
 #define BIT(s) (1u << (s))
 #define ANY_STATE 0x3Fu
 /* The states each call (C_*) is allowed in. */
@@ -80,14 +82,23 @@ void hfn_log(instance *c, fmi2Status status, const char *category, const char *f
     c->cb.logger(c->cb.componentEnvironment, c->name, status, category, escaped);
 }
 
-const char *hfn_state_name(const instance *c) { return STATE_NAMES[(int)*c->d.phase]; }
+int hfn_state(const instance *c) {
+    double phase = *c->d.phase;
+    if (c->halt) return c->halt;
+    /* the block's phase is one of ST_* (fmi2DeSerializeFMUstate checks it): guarded all
+     * the same, so that no value converts out of range */
+    if (!(phase >= 0.0 && phase <= (double)ST_ERROR)) return ST_ERROR;
+    return (int)phase;
+}
+
+const char *hfn_state_name(const instance *c) { return STATE_NAMES[hfn_state(c)]; }
 
 int hfn_allowed(const instance *c, int call) {
-    return (ALLOWED[call] & BIT((int)*c->d.phase)) != 0;
+    return (ALLOWED[call] & BIT(hfn_state(c))) != 0;
 }
 
 int hfn_refused(instance *c, int call, const char *fmi_name) {
-    int state = (int)*c->d.phase;
+    int state = hfn_state(c);
     if (ALLOWED[call] & BIT(state)) return 0;
     REFUSE(c, "%s is not allowed in state '%s' (FMI 2.0 co-simulation): %s", fmi_name,
            STATE_NAMES[state], STATE_HINTS[state]);
@@ -157,11 +168,14 @@ static unsigned char *read_file(const char *path, size_t *size) {
     return data;
 }
 
-/* The bytes of resources/model.bin in the folder of the URI (NULL after a message). */
+/* The bytes of resources/model.bin in the folder of the URI (NULL after a message); its
+ * path into *where (to be freed). */
 static unsigned char *read_model_file(const char *resource_uri, size_t *size,
-                                      const fmi2CallbackFunctions *functions, const char *name) {
+                                      const fmi2CallbackFunctions *functions, const char *name,
+                                      char **where) {
     char *dir = uri_to_path(resource_uri), *path;
     unsigned char *data;
+    *where = NULL;
     if (!dir) return NULL;
     path = (char *)malloc(strlen(dir) + 32);
     if (!path) { free(dir); return NULL; }
@@ -174,8 +188,10 @@ static unsigned char *read_model_file(const char *resource_uri, size_t *size,
         snprintf(msg, sizeof msg, "fmi2Instantiate: cannot read the model file '%.1000s': the "
                  "FMU is incomplete or the resource location is wrong", path);
         hfn_plain_log(functions, name, msg);
+        free(path);
+        return NULL;
     }
-    free(path);
+    *where = path;
     return data;
 }
 
@@ -211,6 +227,7 @@ void hfn_reset_values(instance *c) {
     uint32_t i;
     memset(c->d.block, 0, c->d.size * sizeof(double));
     *c->d.phase = ST_INSTANTIATED;
+    c->halt = 0;
     *c->d.t0 = md->t0_build;
     *c->d.time = md->t0_build;
     *c->d.dirty = 1.0;
@@ -322,21 +339,26 @@ instance *hfn_instance_new(const char *name, const char *resource_uri, const cha
     instance *c;
     char err[512];
     size_t size = 0;
-    unsigned char *data = read_model_file(resource_uri, &size, functions, name);
+    char *path = NULL;
+    unsigned char *data = read_model_file(resource_uri, &size, functions, name, &path);
     if (!data) return NULL;
     c = (instance *)calloc(1, sizeof *c);
-    if (!c) { free(data); return NULL; }
+    if (!c) { free(data); free(path); return NULL; }
     c->cb = *functions;
     c->name = dup_string(name);
     c->logging_on = logging_on;
     c->categories = 0x1Fu;
     if (hfn_model_read(&c->md, data, size, err, sizeof err) != 0) {
+        char msg[1600];
+        snprintf(msg, sizeof msg, "fmi2Instantiate: '%.1000s': %s", path, err);
         free(data);
-        hfn_plain_log(functions, name, err);
+        free(path);
+        hfn_plain_log(functions, name, msg);
         hfn_instance_free(c);
         return NULL;
     }
     free(data);
+    free(path);
     if (guid && c->md.guid && strcmp(guid, c->md.guid) != 0) {
         char msg[600];
         snprintf(msg, sizeof msg, "fmi2Instantiate: GUID '%.200s' does not match the model's "

@@ -71,6 +71,13 @@ typedef struct {
     uint32_t *tun_c_ptr, *tun_c_idx;
     int tun_c_ok, tun_d_ok, tun_at_build;
     double w_bad; /* the frequency of a singular solve, rad/s */
+    /* FMI 2.0's step failed (ST_FAILED, after fmi2Discard) and error (ST_ERROR, after a
+     * step's fmi2Error) states: not in the dynamic state (the step left the block as it
+     * was), left by fmi2SetFMUstate, fmi2Reset or fmi2Terminate; 0: none. */
+    int halt;
+    /* The FMU states this instance made and has not freed (fmi2State.c): a state passed
+     * in is looked up here by its address, never dereferenced before it is found. */
+    void *states;
 } instance;
 
 /* Point d's fields into block (dyn_size(md) doubles), in the order of the layout. */
@@ -99,6 +106,10 @@ HFN_HIDDEN void hfn_log(instance *c, fmi2Status status, const char *category, co
 /* An error message before an instance exists (or when it could not be made). */
 HFN_HIDDEN void hfn_plain_log(const fmi2CallbackFunctions *cb, const char *name,
                               const char *msg);
+/* The FMI 2.0 state the instance is in (ST_*). */
+HFN_HIDDEN int hfn_state(const instance *c);
+/* Every FMU state the instance still holds freed (fmi2FreeInstance). */
+HFN_HIDDEN void hfn_states_release(instance *c);
 /* The name of the state the instance is in. */
 HFN_HIDDEN const char *hfn_state_name(const instance *c);
 /* Whether call is allowed in the instance's state. */

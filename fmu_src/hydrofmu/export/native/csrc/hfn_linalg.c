@@ -65,6 +65,8 @@ static const double PADE13[14] = {
     129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
     40840800.0, 960960.0, 16380.0, 182.0, 1.0};
 static const double THETA13 = 5.371920351148152;
+/* The most squarings of a finite norm: log2(DBL_MAX / THETA13) < 1022. */
+#define HFN_MAX_SQUARINGS 1100.0
 
 int hfn_expm(int n, const double *a_in, double *out, double *work, int *ipiv) {
     size_t nn = (size_t)n * n, i;
@@ -79,8 +81,15 @@ int hfn_expm(int n, const double *a_in, double *out, double *work, int *ipiv) {
         for (l = 0; l < n; l++) col += fabs(a_in[(size_t)l * n + j]);
         if (col > norm) norm = col;
     }
-    if (norm > THETA13) s = (int)ceil(log2(norm / THETA13));
-    if (s < 0) s = 0;
+    /* the squarings: ceil(log2(norm / theta)), converted to int only when it is a finite
+     * number of them (a NaN or an infinite norm, from a step of DBL_MAX, is refused: the
+     * conversion of inf to int is undefined); beyond HFN_MAX_SQUARINGS e^A overflows */
+    if (!(norm <= DBL_MAX)) return -1;
+    if (norm > THETA13) {
+        double squarings = ceil(log2(norm / THETA13));
+        if (!(squarings <= HFN_MAX_SQUARINGS)) return -1;
+        s = (int)squarings;
+    }
     scale = ldexp(1.0, -s);
     for (i = 0; i < nn; i++) a[i] = a_in[i] * scale;
     mat_mul(n, a, a, a2);
@@ -107,6 +116,8 @@ int hfn_expm(int n, const double *a_in, double *out, double *work, int *ipiv) {
     for (j = 0; j < s; j++) {
         mat_mul(n, out, out, t1);
         memcpy(out, t1, nn * sizeof(double));
+        for (i = 0; i < nn; i++) /* overflowed: no more squarings (NaN stays NaN) */
+            if (!(fabs(out[i]) <= DBL_MAX)) return -1;
     }
     return 0;
 }

@@ -9,7 +9,8 @@
 #include "hfn_internal.h"
 
 /* e^A of an n x n row-major matrix (Pade [13/13], scaling and squaring). work: 6 n^2
- * doubles, ipiv: n ints. Returns 0, or -1 when the Pade denominator is singular. */
+ * doubles, ipiv: n ints. Returns 0, or -1 when the Pade denominator is singular, the norm
+ * of A is not finite or e^A overflows. */
 HFN_HIDDEN int hfn_expm(int n, const double *a, double *out, double *work, int *ipiv);
 
 /* Exact discretisation over h: fused = [e^{F h} | int_0^h e^{F s} ds G], n x (n + p).

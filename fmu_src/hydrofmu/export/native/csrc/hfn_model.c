@@ -34,36 +34,60 @@ static double rd_f64(reader *r) {
     return d;
 }
 
+/* count items of size bytes each can still be read: 1, else the cursor is marked bad and
+ * 0 (every count read from the file is checked here BEFORE anything is allocated for it). */
+static int rd_fits(reader *r, size_t count, size_t size) {
+    if (r->bad || size == 0 || count > r->left / size) { r->bad = 1; return 0; }
+    return 1;
+}
+
+/* count + 1 zeroed items of size bytes (the + 1 in size_t: no wrap), or NULL (bad set). */
+static void *rd_alloc(reader *r, size_t count, size_t size) {
+    void *a;
+    if (r->bad || count >= ((size_t)-1) / size - 1) { r->bad = 1; return NULL; }
+    a = calloc(count + 1, size);
+    if (!a) r->bad = 1;
+    return a;
+}
+
 static double *rd_array(reader *r, size_t count) {
     double *a;
     size_t i;
-    if (r->bad || count > r->left / 8) { r->bad = 1; return NULL; }
-    a = (double *)calloc(count ? count : 1, sizeof(double));
-    if (!a) { r->bad = 1; return NULL; }
-    for (i = 0; i < count; i++) a[i] = rd_f64(r);
+    if (!rd_fits(r, count, 8)) return NULL;
+    a = (double *)rd_alloc(r, count, sizeof(double));
+    for (i = 0; a && i < count; i++) a[i] = rd_f64(r);
     return a;
 }
 
 static uint32_t *rd_u32_array(reader *r, size_t count) {
     uint32_t *a;
     size_t i;
-    if (r->bad || count > r->left / 4) { r->bad = 1; return NULL; }
-    a = (uint32_t *)calloc(count ? count : 1, sizeof(uint32_t));
-    if (!a) { r->bad = 1; return NULL; }
-    for (i = 0; i < count; i++) a[i] = rd_u32(r);
+    if (!rd_fits(r, count, 4)) return NULL;
+    a = (uint32_t *)rd_alloc(r, count, sizeof(uint32_t));
+    for (i = 0; a && i < count; i++) a[i] = rd_u32(r);
     return a;
 }
 
 static char *rd_string(reader *r) {
     uint32_t len = rd_u32(r);
     char *s;
-    if (r->bad || len > r->left) { r->bad = 1; return NULL; }
-    s = (char *)malloc((size_t)len + 1);
-    if (!s) { r->bad = 1; return NULL; }
+    if (!rd_fits(r, len, 1)) return NULL;
+    s = (char *)rd_alloc(r, len, 1);
+    if (!s) return NULL;
     memcpy(s, r->p, len);
     s[len] = '\0';
     r->p += len; r->left -= len;
     return s;
+}
+
+/* count strings (each at least its u32 length), the array of count + 1 pointers. */
+static char **rd_strings(reader *r, size_t count) {
+    char **a;
+    size_t i;
+    if (!rd_fits(r, count, 4)) return NULL;
+    a = (char **)rd_alloc(r, count, sizeof(char *));
+    for (i = 0; a && i < count && !r->bad; i++) a[i] = rd_string(r);
+    return a;
 }
 
 /* A dense rows x cols matrix's nonzeros by row (compressed rows, in column order);
@@ -102,11 +126,13 @@ static int read_header(hfn_model *md, reader *r, char *err, size_t err_size) {
     md->n = words[0]; md->m = words[1]; md->nout = words[2]; md->k = words[3];
     md->has_ramp = words[4]; md->nh = words[5]; md->nprod = words[6];
     md->npr = words[7]; md->npi = words[8]; md->nps = words[9]; md->scale_par = words[10];
+    md->guid_len = words[11];
     if (md->n > 100000u || md->m > 100000u || md->nout > 1000000u || md->k > 1000000u ||
-        md->nh > md->nout) {
+        md->nh > md->nout || md->has_ramp > 1u) {
         snprintf(err, err_size, "resources/model.bin has impossible sizes (n=%u, m=%u, "
-                 "outputs=%u, components=%u)", (unsigned)md->n, (unsigned)md->m,
-                 (unsigned)md->nout, (unsigned)md->k);
+                 "outputs=%u, components=%u, ramp=%u, sine rows=%u); rebuild the FMU with "
+                 "hydrofmu build", (unsigned)md->n, (unsigned)md->m, (unsigned)md->nout,
+                 (unsigned)md->k, (unsigned)md->has_ramp, (unsigned)md->nh);
         return -1;
     }
     md->nz = md->n + md->m + 1;
@@ -139,14 +165,14 @@ static void read_matrices(hfn_model *md, reader *r) {
     md->h_im = rd_array(r, (size_t)md->nh * md->k);
 }
 
-/* The products of outputs: out[i] = coef out[j] out[l]. */
+/* The products of outputs: out[i] = coef out[j] out[l] (each entry 20 bytes). */
 static void read_products(hfn_model *md, reader *r) {
     uint32_t i;
-    md->prod_i = (uint32_t *)calloc(md->nprod + 1, sizeof(uint32_t));
-    md->prod_j = (uint32_t *)calloc(md->nprod + 1, sizeof(uint32_t));
-    md->prod_l = (uint32_t *)calloc(md->nprod + 1, sizeof(uint32_t));
-    md->prod_c = (double *)calloc(md->nprod + 1, sizeof(double));
-    if (!md->prod_i || !md->prod_j || !md->prod_l || !md->prod_c) r->bad = 1;
+    if (!rd_fits(r, md->nprod, 20)) return;
+    md->prod_i = (uint32_t *)rd_alloc(r, md->nprod, sizeof(uint32_t));
+    md->prod_j = (uint32_t *)rd_alloc(r, md->nprod, sizeof(uint32_t));
+    md->prod_l = (uint32_t *)rd_alloc(r, md->nprod, sizeof(uint32_t));
+    md->prod_c = (double *)rd_alloc(r, md->nprod, sizeof(double));
     for (i = 0; i < md->nprod && !r->bad; i++) {
         md->prod_i[i] = rd_u32(r); md->prod_j[i] = rd_u32(r); md->prod_l[i] = rd_u32(r);
         md->prod_c[i] = rd_f64(r);
@@ -157,19 +183,15 @@ static void read_products(hfn_model *md, reader *r) {
 
 /* The parameters' start values and names, and the GUID. */
 static void read_parameters(hfn_model *md, reader *r) {
-    uint32_t i, nnames;
+    uint32_t i;
+    size_t nnames = (size_t)md->npr + md->npi + md->nps;
     md->par_r = rd_array(r, md->npr);
-    md->par_i = (int32_t *)calloc(md->npi + 1, sizeof(int32_t));
-    if (!md->par_i) r->bad = 1;
+    if (rd_fits(r, md->npi, 4)) md->par_i = (int32_t *)rd_alloc(r, md->npi, sizeof(int32_t));
     for (i = 0; i < md->npi && !r->bad; i++) md->par_i[i] = (int32_t)rd_u32(r);
-    md->par_s = (char **)calloc(md->nps + 1, sizeof(char *));
-    if (!md->par_s) r->bad = 1;
-    for (i = 0; i < md->nps && !r->bad; i++) md->par_s[i] = rd_string(r);
-    nnames = md->npr + md->npi + md->nps;
-    md->names = (char **)calloc(nnames + 1, sizeof(char *));
-    if (!md->names) r->bad = 1;
-    for (i = 0; i < nnames && !r->bad; i++) md->names[i] = rd_string(r);
+    md->par_s = rd_strings(r, md->nps);
+    md->names = rd_strings(r, nnames);
     if (!r->bad) md->guid = rd_string(r);
+    if (!r->bad && strlen(md->guid) != md->guid_len) r->bad = 1; /* the header's length */
 }
 
 /* The Runge-Kutta mode's flag, sizes and matrices (drag, the elevation input's FIR). */
@@ -181,7 +203,10 @@ static void read_rk(hfn_model *md, reader *r) {
     md->nq = rd_u32(r); md->has_drag = rd_u32(r); md->has_input = rd_u32(r);
     md->in_index = rd_u32(r); md->nk = rd_u32(r); md->elev_row = rd_u32(r);
     md->dt = rd_f64(r); md->preview_steps = rd_f64(r); md->wave_ramp = rd_f64(r);
-    if (md->nq > 100000u || md->nk > 100000000u || md->has_drag > 1u ||
+    /* nq >= 1 (drag or the input act on DOFs), so that the FIR's nq nk doubles bound nk by
+     * the file's size before the instance allocates its history (2 nk doubles) */
+    if (md->nq == 0u || md->nq > 100000u || md->nk > 100000000u || md->has_drag > 1u ||
+        (!md->has_input && md->nk != 0u) ||
         md->has_input > 1u || (md->has_input && (md->in_index >= md->m || md->nk < 2u ||
                                                  md->elev_row >= md->nout)) ||
         !(md->dt > 0.0 && isfinite(md->dt)) || !isfinite(md->preview_steps) ||
@@ -194,9 +219,8 @@ static void read_rk(hfn_model *md, reader *r) {
     md->EG = rd_array(r, (size_t)md->n * md->nq);
     md->OG = rd_array(r, (size_t)md->nout * 2 * md->nq);
     md->KW = rd_array(r, (size_t)md->nq * md->nk);
-    md->kw_used = (uint32_t *)calloc((size_t)md->nq + 1, sizeof(uint32_t));
-    if (!md->kw_used) r->bad = 1;
-    for (i = 0; i < md->nq && !r->bad && md->KW; i++) {
+    md->kw_used = (uint32_t *)rd_alloc(r, md->nq, sizeof(uint32_t));
+    for (i = 0; i < md->nq && !r->bad; i++) {
         size_t j;
         for (j = 0; j < md->nk; j++) md->kw_used[i] |= md->KW[(size_t)i * md->nk + j] != 0.0;
     }
@@ -206,7 +230,7 @@ static void read_rk(hfn_model *md, reader *r) {
 static void read_factorised(hfn_model *md, reader *r) {
     if (!r->bad) md->nfac = rd_u32(r);
     if (r->bad || !md->nfac) return;
-    if (md->nfac > md->nh) r->bad = 1;
+    if (md->nfac > md->nh) { r->bad = 1; return; }
     md->fs_re = rd_array(r, (size_t)md->nfac * md->k);
     md->fs_im = rd_array(r, (size_t)md->nfac * md->k);
     md->fo = rd_array(r, (size_t)md->nh * md->nfac);
@@ -267,13 +291,11 @@ static void read_tunables(hfn_model *md, reader *r) {
     *r = mark; /* second pass: the values */
     rd_u32(r);
     if (md->ntun) { r->p += (size_t)16 * md->k * md->n; r->left -= (size_t)16 * md->k * md->n; }
-    md->tun_idx = (uint32_t *)calloc(md->ntun + 1, sizeof(uint32_t));
-    md->tun_ptr = (uint32_t *)calloc(3 * (size_t)md->ntun + 1, sizeof(uint32_t));
-    md->tun_row = (uint32_t *)calloc((size_t)total + 1, sizeof(uint32_t));
-    md->tun_col = (uint32_t *)calloc((size_t)total + 1, sizeof(uint32_t));
-    md->tun_val = (double *)calloc((size_t)total + 1, sizeof(double));
-    if (!md->tun_idx || !md->tun_ptr || !md->tun_row || !md->tun_col || !md->tun_val)
-        r->bad = 1;
+    md->tun_idx = (uint32_t *)rd_alloc(r, md->ntun, sizeof(uint32_t));
+    md->tun_ptr = (uint32_t *)rd_alloc(r, 3 * (size_t)md->ntun, sizeof(uint32_t));
+    md->tun_row = (uint32_t *)rd_alloc(r, total, sizeof(uint32_t));
+    md->tun_col = (uint32_t *)rd_alloc(r, total, sizeof(uint32_t));
+    md->tun_val = (double *)rd_alloc(r, total, sizeof(double));
     for (j = 0; j < md->ntun && !r->bad; j++) read_tunable(md, r, j, &at);
     if (!r->bad) md->tun_ptr[3 * md->ntun] = at;
     for (j = 0; j + 1 < md->ntun && !r->bad; j++) /* one entry per parameter */
@@ -285,8 +307,8 @@ static void read_tunables(hfn_model *md, reader *r) {
  * those states contiguous over the components. */
 static void active_columns(hfn_model *md, reader *r) {
     uint32_t i, q, s, cnt = 0;
-    md->act = (uint32_t *)calloc(md->n + 1, sizeof(uint32_t));
-    if (!md->act) { r->bad = 1; return; }
+    md->act = (uint32_t *)rd_alloc(r, md->n, sizeof(uint32_t));
+    if (!md->act) return;
     for (i = 0; i < md->n; i++) {
         int used = 0;
         for (q = 0; q < md->k && !used; q++) {
@@ -311,17 +333,65 @@ static void active_columns(hfn_model *md, reader *r) {
     }
 }
 
+uint32_t hfn_crc32(const unsigned char *data, size_t size) {
+    uint32_t table[256], crc = 0xFFFFFFFFu, v;
+    size_t i;
+    int k;
+    for (i = 0; i < 256; i++) {
+        v = (uint32_t)i;
+        for (k = 0; k < 8; k++) v = (v & 1u) ? 0xEDB88320u ^ (v >> 1) : v >> 1;
+        table[i] = v;
+    }
+    for (i = 0; i < size; i++) crc = table[(crc ^ data[i]) & 0xFFu] ^ (crc >> 8);
+    return crc ^ 0xFFFFFFFFu;
+}
+
+/* The magic, the version and the trailer's checksum over everything before it: 0, or -1
+ * after a message. */
+static int check_frame(const unsigned char *data, size_t size, char *err, size_t err_size) {
+    uint32_t version, stored, actual;
+    if (size < 16 || memcmp(data, HFN_MAGIC, 8) != 0) {
+        snprintf(err, err_size, "resources/model.bin is not a hydrofmu native model (%lu "
+                 "bytes, no 'HFMUNAT1' at its start); rebuild the FMU with hydrofmu build",
+                 (unsigned long)size);
+        return -1;
+    }
+    version = (uint32_t)data[8] | ((uint32_t)data[9] << 8) | ((uint32_t)data[10] << 16) |
+              ((uint32_t)data[11] << 24);
+    if (version != HFN_VERSION) {
+        snprintf(err, err_size, "resources/model.bin has format version %u; this runtime "
+                 "reads version %u: rebuild the FMU with one hydrofmu (hydrofmu build)",
+                 (unsigned)version, (unsigned)HFN_VERSION);
+        return -1;
+    }
+    if (size < 16 + HFN_TRAILER_BYTES ||
+        memcmp(data + size - HFN_TRAILER_BYTES, HFN_TRAILER_TAG, 4) != 0) {
+        snprintf(err, err_size, "resources/model.bin is truncated (%lu bytes, its trailer "
+                 "'HFCK' is missing): the file was cut or altered after the build; rebuild "
+                 "the FMU with hydrofmu build", (unsigned long)size);
+        return -1;
+    }
+    stored = (uint32_t)data[size - 4] | ((uint32_t)data[size - 3] << 8) |
+             ((uint32_t)data[size - 2] << 16) | ((uint32_t)data[size - 1] << 24);
+    actual = hfn_crc32(data, size - 4);
+    if (stored != actual) {
+        snprintf(err, err_size, "resources/model.bin is damaged: its CRC-32 is 0x%08x, the "
+                 "trailer says 0x%08x (%lu bytes; the file was truncated or altered after "
+                 "the build); rebuild the FMU with hydrofmu build", (unsigned)actual,
+                 (unsigned)stored, (unsigned long)size);
+        return -1;
+    }
+    return 0;
+}
+
 int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *err,
                    size_t err_size) {
     reader r;
     uint32_t i;
     memset(md, 0, sizeof *md);
-    if (size < 16 || memcmp(data, HFN_MAGIC, 8) != 0) {
-        snprintf(err, err_size, "resources/model.bin is not a hydrofmu native model (bad "
-                 "magic); rebuild the FMU with hydrofmu build --native");
-        return -1;
-    }
-    r.p = data + 8; r.left = size - 8; r.bad = 0;
+    if (check_frame(data, size, err, err_size) != 0) return -1;
+    /* the sections: between the magic and the trailer */
+    r.p = data + 8; r.left = size - 8 - HFN_TRAILER_BYTES; r.bad = 0;
     if (read_header(md, &r, err, err_size) != 0) return -1;
     read_matrices(md, &r);
     read_products(md, &r);
@@ -345,9 +415,13 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
     if (!r.bad && /* the output map's nonzeros by row: most outputs read a few entries */
         csr_rows(md->C, md->nout, md->nz, &md->c_ptr, &md->c_idx, &md->c_val) != 0)
         r.bad = 1;
+    /* Sections appended after the tunables are read here, in the order blob.py writes
+     * them (each with the cursor's checked reads). */
     if (r.bad || r.left != 0) {
-        snprintf(err, err_size, "resources/model.bin is truncated or corrupt (%lu bytes); "
-                 "rebuild the FMU with hydrofmu build --native", (unsigned long)size);
+        snprintf(err, err_size, "resources/model.bin is corrupt (%lu bytes, %s): its sizes "
+                 "or indices do not fit the file; rebuild the FMU with hydrofmu build",
+                 (unsigned long)size, r.bad ? "a count or index out of range" :
+                 "bytes left over after the last section");
         hfn_model_free(md);
         return -1;
     }
@@ -372,7 +446,10 @@ void hfn_model_free(hfn_model *md) {
     free(md->hrows); free(md->prod_i); free(md->prod_j); free(md->prod_l); free(md->par_i);
     if (md->par_s) for (i = 0; i < md->nps; i++) free(md->par_s[i]);
     free(md->par_s);
-    if (md->names) for (i = 0; i < md->npr + md->npi + md->nps; i++) free(md->names[i]);
+    if (md->names) {
+        size_t q, nnames = (size_t)md->npr + md->npi + md->nps;
+        for (q = 0; q < nnames; q++) free(md->names[q]);
+    }
     free(md->names);
     free(md->guid);
     free(md->tun_idx); free(md->tun_ptr); free(md->tun_row); free(md->tun_col);

@@ -17,7 +17,7 @@
  * affinely with stored derivatives: after a change the runtime rebuilds them, discretises
  * the step and solves (i w I - F) X = forcing again (complex LU) before the next step.
  *
- * Blob layout (version 1, all integers uint32 little-endian, reals IEEE binary64 LE):
+ * Blob layout (version 3, all integers uint32 little-endian, reals IEEE binary64 LE):
  *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
  *     n, m, nout, k, has_ramp, nh, nprod, n_real_par, n_int_par, n_str_par,
  *     scale_par (1 + the index of the Real parameter that scales every sinusoid, the wave
@@ -44,7 +44,12 @@
  *     u32 ntun; if ntun > 0: forcing_re[k*n], forcing_im[k*n] (the sinusoids' forcing in
  *     state space at the build's wave height: (i w_k I - F) X_k = forcing_k); then per
  *     parameter: u32 index among the Real parameters, and dF, dG, dC as sparse lists
- *     (u32 count, then count x (u32 row, u32 column, f64 value)), of the shapes of F, G, C.
+ *     (u32 count, then count x (u32 row, u32 column, f64 value)), of the shapes of F, G, C;
+ *   then the sections other features append (each a u32 flag, then its data);
+ *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
+ *     before the CRC itself. The reader checks the magic, the version and the CRC before
+ *     anything else, then reads every count through a cursor that checks it against the
+ *     bytes left BEFORE allocating, and every index read from the file against its range.
  *
  * In the Runge-Kutta mode the runtime takes the Python rk4 scheme's internal steps on the
  * grid t0 + j dt (a partial step to an end off the grid) with
@@ -69,7 +74,9 @@
 #include "hfn_internal.h"
 
 #define HFN_MAGIC "HFMUNAT1"
-#define HFN_VERSION 2u
+#define HFN_VERSION 3u
+#define HFN_TRAILER_TAG "HFCK"
+#define HFN_TRAILER_BYTES 8u
 #define HFN_HEADER_WORDS 12u
 
 /* The model read from the blob (read-only after fmi2Instantiate). */
@@ -77,6 +84,7 @@ typedef struct {
     uint32_t n, m, nout, k, has_ramp, nh, nprod, npr, npi, nps;
     uint32_t nz; /* n + m + 1 */
     uint32_t scale_par; /* 1 + index of the tunable scaling parameter, 0: none */
+    uint32_t guid_len;  /* the GUID's length in bytes (the header's last word) */
     double h0, ramp_time, t0_build, div_limit;
     double *y0, *u0, *F, *G, *fused0, *omega;
     double *xs_re, *xs_im;
@@ -120,5 +128,7 @@ typedef struct {
 HFN_HIDDEN int hfn_model_read(hfn_model *model, const unsigned char *data, size_t size,
                               char *err, size_t err_size);
 HFN_HIDDEN void hfn_model_free(hfn_model *model);
+/* The CRC-32 (IEEE 802.3, as zlib.crc32) of size bytes. */
+HFN_HIDDEN uint32_t hfn_crc32(const unsigned char *data, size_t size);
 
 #endif

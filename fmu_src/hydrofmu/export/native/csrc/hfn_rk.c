@@ -216,6 +216,7 @@ int hfn_rk_advance(instance *c, double t_end, double *t_fail, double *h_fail, do
         double t_grid_next = *c->d.t0 + (*c->d.grid_index + 1.0) * md->dt;
         int on_grid = t_grid_next <= t_end + eps;
         double t_next = on_grid ? t_grid_next : t_end, h = t_next - time;
+        if (!(h > 0.0)) { *t_fail = time; return -2; } /* time cannot advance: no hang */
         rk_step(c, time, h, t_grid);
         for (i = 0; i < md->n; i++) {
             double a = fabs(c->xnew[i]);

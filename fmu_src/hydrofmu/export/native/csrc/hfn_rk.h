@@ -22,7 +22,8 @@ HFN_HIDDEN void hfn_rk_forces(instance *c, double t, double s, const double *y);
 /* The elevation at s after the newest grid time: the input received preview s before. */
 HFN_HIDDEN double hfn_rk_elevation(const instance *c, double s, double u);
 /* The internal steps to t_end (Simulator._advance); -1 when the state diverges (at the
- * time *t_fail, with the step *h_fail and the size *norm), the block then to be restored. */
+ * time *t_fail, with the step *h_fail and the size *norm), -2 when an internal step cannot
+ * advance time (at *t_fail: t + dt rounds to t), the block then to be restored. */
 HFN_HIDDEN int hfn_rk_advance(instance *c, double t_end, double *t_fail, double *h_fail,
                               double *norm);
 

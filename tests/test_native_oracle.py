@@ -1,0 +1,187 @@
+"""The native runtime against an oracle (issue 31, point 6): seeded random FMI call
+sequences (``tests/fuzz_driver.py``) with steps up to DBL_MAX, start times near +-1e300,
+NaN and infinite values, unknown value references and foreign FMU states, every status
+checked against the one FMI 2.0 and the model description prescribe; the runtime built
+with AddressSanitizer and UndefinedBehaviorSanitizer (float-cast-overflow included, which
+gcc's ``-fsanitize=undefined`` leaves out); and seeded mutations of the C runtime that the
+oracle must catch (a test that cannot fail proves nothing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from hydrofmu.config.configuration import default_config
+from hydrofmu.export.native import build_native_fmu
+from hydrofmu.export.native.compile import C_SOURCES, FLAGS, RUNTIME_DIR
+from test_exact_scheme import POSE
+
+pytestmark = pytest.mark.fmu
+
+FUZZ_DRIVER = Path(__file__).parent / "fuzz_driver.py"
+#: AddressSanitizer and UndefinedBehaviorSanitizer, float-cast-overflow named: gcc's
+#: -fsanitize=undefined does not include it (a double out of an int's range converted to
+#: int, the undefined behaviour that hung hfn_expm on arm64).
+SANITIZE = ("-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer")
+#: Mutations of the runtime (file, text, replacement) the oracle must catch.
+MUTATIONS = {
+    "negative steps accepted": ("fmi2Functions.c", [
+        ("if (!(isfinite(h) && h > 0.0)) {", "if (!(isfinite(h) && h != 0.0)) {"),
+        ("if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {",
+         "if (!(t + h != t) || !isfinite(t + h)) {"),
+    ]),
+    "fmi2OK for an unknown value reference": ("fmi2Functions.c", [
+        ('REFUSE(c, "no Real variable has value reference %u", (unsigned)r);\n'
+         "            value[i] = NAN;\n            status = fmi2Error;",
+         'REFUSE(c, "no Real variable has value reference %u", (unsigned)r);\n'
+         "            value[i] = NAN;"),
+    ]),
+}
+
+
+def _unpacked(folder: Path, drag: bool) -> Path:
+    bodies, config = default_config(radiation={"method": "state_space"})
+    config["bodies"][0]["initial_pose"] = list(POSE)
+    if drag:  # the Runge-Kutta mode: internal steps on a grid, a step limit
+        config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
+        config["simulation"]["time_scheme"] = "rk4"
+    fmu = build_native_fmu(bodies, config, folder / "Sphere.fmu", model_name="Sphere",
+                           platforms=("linux64",))
+    target = folder / "unpacked"
+    zipfile.ZipFile(fmu).extractall(target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sphere's native FMU (state-space radiation, every DOF moving), unpacked."""
+    return _unpacked(tmp_path_factory.mktemp("oracle"), drag=False)
+
+
+@pytest.fixture(scope="module")
+def unpacked_rk(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same with heave drag: stepped in the Runge-Kutta mode (rk4, 0.01 s)."""
+    return _unpacked(tmp_path_factory.mktemp("oracle_rk"), drag=True)
+
+
+def runtime_copy(unpacked: Path, folder: Path, sources: Path, *flags: str) -> Path:
+    """A copy of the unpacked FMU whose linux64 library is built from ``sources``."""
+    target = folder / "fmu"
+    shutil.copytree(unpacked, target)
+    library = target / "binaries" / "linux64" / "Sphere.so"
+    cmd = ["gcc", "-shared", "-fPIC", *FLAGS, *flags, f"-I{sources}", "-o", str(library),
+           *(str(sources / name) for name in C_SOURCES), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return target
+
+
+def fuzz(fmu: Path, calls: int, seed: int, tmp: Path, env: dict[str, str] | None = None
+         ) -> tuple[dict, subprocess.CompletedProcess]:
+    """The oracle's run of ``calls`` seeded calls in an isolated interpreter (a crash fails
+    the test through the return code, a hang through the timeout)."""
+    result = tmp / f"fuzz_{seed}.json"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    proc = subprocess.run([sys.executable, "-I", str(FUZZ_DRIVER), str(fmu), str(calls),
+                           str(seed), str(result)], env={**base, **(env or {})}, cwd=tmp,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return json.loads(result.read_text()), proc
+
+
+@pytest.mark.parametrize("seed", [20261126, 7])
+def test_the_runtime_passes_the_oracle_under_sanitizers(unpacked: Path, seed: int,
+                                                        tmp_path: Path) -> None:
+    """20,000 seeded calls on the runtime built with ASan and UBSan (the library loaded by
+    fmpy in Python with libasan preloaded; leaks are checked by the C host's sanitizer
+    tests): every status the oracle's, no sanitizer report, no crash, no hang; the
+    sequence steps, is discarded and refused, restores states and passes foreign ones."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc for the sanitizer build")
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    fmu = runtime_copy(unpacked, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
+    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1"}
+    out, proc = fuzz(fmu, 20000, seed, tmp_path, env)
+    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
+        proc.stderr[-4000:]
+    assert "failure" not in out, out
+    assert out["steps"] > 200 and out["discarded"] > 10 and out["restored"] > 100, out
+    assert out["errors"] > 1000 and out["foreign"] > 500, out
+
+
+def test_the_rk_mode_passes_the_oracle_under_sanitizers(unpacked_rk: Path,
+                                                        tmp_path: Path) -> None:
+    """The Runge-Kutta mode (internal steps of 0.01 s on a grid, the step limit counted from
+    the internal time, zero-length internal steps at |t| ~ 1e17 and 1e300 refused instead of
+    looping) under the same oracle and sanitizers: no mismatch, no report, no hang."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc for the sanitizer build")
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    fmu = runtime_copy(unpacked_rk, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
+    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1"}
+    out, proc = fuzz(fmu, 10000, 20261126, tmp_path, env)
+    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
+        proc.stderr[-4000:]
+    assert "failure" not in out, out
+    assert out["steps"] > 100 and out["discarded"] > 5 and out["restored"] > 50, out
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_the_oracle_catches_a_mutated_runtime(unpacked: Path, name: str,
+                                              tmp_path: Path) -> None:
+    """The runtime's sources patched in a temporary copy (a step of negative length
+    accepted; fmi2OK answered for an unknown Real value reference): the oracle reports a
+    mismatch within 20,000 calls of the first seed."""
+    sources = tmp_path / "csrc"
+    shutil.copytree(RUNTIME_DIR, sources)
+    file, patches = MUTATIONS[name]
+    text = (sources / file).read_text()
+    for old, new in patches:
+        assert text.count(old) == 1, f"mutation '{name}' no longer applies: {old!r}"
+        text = text.replace(old, new)
+    (sources / file).write_text(text)
+    fmu = runtime_copy(unpacked, tmp_path, sources)
+    out, _ = fuzz(fmu, 20000, 20261126, tmp_path)
+    assert "failure" in out, f"the oracle let the mutation '{name}' pass: {out}"
+
+
+def test_the_sanitizer_build_sees_an_unguarded_float_to_int(unpacked: Path,
+                                                            tmp_path: Path) -> None:
+    """hfn_expm's guard removed in a copy (``(int)ceil(log2(norm / theta))`` for an infinite
+    norm, a step of DBL_MAX): the sanitizer build reports the float-cast-overflow the fuzz
+    reaches. Shows that the flag is on and the fuzz reaches the extreme steps."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc for the sanitizer build")
+    sources = tmp_path / "csrc"
+    shutil.copytree(RUNTIME_DIR, sources)
+    text = (sources / "hfn_linalg.c").read_text()
+    old = "    if (!(norm <= DBL_MAX)) return -1;\n"
+    assert text.count(old) == 1 and "if (!(squarings <= HFN_MAX_SQUARINGS)) return -1;" in text
+    text = text.replace(old, "").replace("if (!(squarings <= HFN_MAX_SQUARINGS)) return -1;",
+                                         "")
+    (sources / "hfn_linalg.c").write_text(text)
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    fmu = runtime_copy(unpacked, tmp_path, sources, "-g", *SANITIZE)
+    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1"}
+    result = tmp_path / "fuzz.json"
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    proc = subprocess.run([sys.executable, "-I", str(FUZZ_DRIVER), str(fmu), "20000",
+                           "20261126", str(result)], env={**base, **env}, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode != 0, "the unguarded conversion went unreported"
+    assert "hfn_linalg.c" in proc.stderr and "outside the range" in proc.stderr, \
+        proc.stderr[-3000:]
