@@ -278,7 +278,7 @@ def test_sanitizers_find_nothing_in_rk_mode(drag: tuple[Path, Path],
     host without libpython: 300 steps of the drag FMU (a surge PTO force of 1e5 N) and its
     misuse cases, then 20,000 seeded random FMI calls on the FMU with the elevation
     history and drag (inputs in and out of range), with no report."""
-    host = compile_host(tmp_path / "asan_host", "-fsanitize=address,undefined",
+    host = compile_host(tmp_path / "asan_host", "-fsanitize=address,undefined,float-cast-overflow",
                         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", direct=True)
     env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1"}

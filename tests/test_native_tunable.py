@@ -248,7 +248,7 @@ def test_sanitizers_with_tunable_pto(unpacked: dict[str, Any], tmp_path: Path) -
     seeded random FMI calls on the PTO sphere, whose random fmi2SetReal calls hit the PTO's
     damping and stiffness with values in and out of range (NaN, inf, -1, 1e300, ...):
     no report, every status the state machine's."""
-    host = compile_host(tmp_path / "asan_host", "-fsanitize=address,undefined",
+    host = compile_host(tmp_path / "asan_host", "-fsanitize=address,undefined,float-cast-overflow",
                         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", direct=True)
     env = {**os.environ, "ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0",
            "UBSAN_OPTIONS": "print_stacktrace=1"}
