@@ -193,8 +193,8 @@ void hfn_instance_free(instance *c) {
     {
         int q;
         double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
-                        c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pm_re, c->pm_im,
-                        c->pe_re, c->pe_im, c->rot2_re, c->rot2_im, c->rk_g2, c->p3,
+                        c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pe_re,
+                        c->pe_im, c->rk_g2, c->p3,
                         c->sv, c->rk_stage, c->conv_work};
         for (q = 0; q < (int)(sizeof rk / sizeof rk[0]); q++) free(rk[q]);
     }
@@ -272,19 +272,15 @@ static int alloc_rk_work(instance *c) {
     c->rk_v = (double *)calloc(q1, sizeof(double));
     c->rk_g2 = (double *)calloc(2 * q1, sizeof(double));
     c->rk_save = (double *)calloc(hfn_dyn_size(md), sizeof(double));
-    c->pm_re = (double *)calloc(k1, sizeof(double));
-    c->pm_im = (double *)calloc(k1, sizeof(double));
     c->pe_re = (double *)calloc(k1, sizeof(double));
     c->pe_im = (double *)calloc(k1, sizeof(double));
-    c->rot2_re = (double *)calloc(k1, sizeof(double));
-    c->rot2_im = (double *)calloc(k1, sizeof(double));
     c->p3 = (double *)calloc(6 * k1, sizeof(double));
     c->sv = (double *)calloc((size_t)md->nfac + 1, sizeof(double));
     c->rk_stage = (double *)calloc(16 * k1, sizeof(double));
     if (!c->rk_stage || hfn_conv_alloc(c) != 0) return -1;
     return (!c->rk_k[0] || !c->rk_k[1] || !c->rk_k[2] || !c->rk_k[3] || !c->rk_y || !c->rk_b ||
             !c->rk_g || !c->rk_gd || !c->rk_ge || !c->rk_v || !c->rk_g2 || !c->rk_save ||
-            !c->pm_re || !c->pm_im || !c->pe_re || !c->pe_im || !c->rot2_re || !c->rot2_im ||
+            !c->pe_re || !c->pe_im ||
             !c->p3 || !c->sv) ? -1 : 0;
 }
 

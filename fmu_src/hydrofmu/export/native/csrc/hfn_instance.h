@@ -61,8 +61,8 @@ typedef struct {
     double xp1_t;  /* ... at this time (NaN: none) */
     /* Runge-Kutta mode work (not state) */
     double *rk_k[4], *rk_y, *rk_b, *rk_g, *rk_gd, *rk_ge, *rk_v, *rk_save;
-    double *pm_re, *pm_im, *pe_re, *pe_im, *rot2_re, *rot2_im, *rk_g2, *p3, *sv;
-    double rot2_h;
+    double *pe_re, *pe_im, *rk_g2, *p3, *sv;
+    double rot2_h; /* the step the stages' rotations (rk_stage) are for */
     double *rk_stage; /* per stage of the tableau: rotation re, im and phasor re, im (k+1) */
     double *conv_work, conv_sn; /* the convolution's work (hfn_conv.c), the step's sn */
     int32_t step_limit_index; /* the Integer parameter max_internal_steps_per_call, -1: none */
