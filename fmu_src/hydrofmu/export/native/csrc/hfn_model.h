@@ -30,8 +30,8 @@
  *     real_par[n_real_par], int_par[n_int_par] (i32),
  *     strings: n_str_par x (u32 length, bytes), parameter names: (n_real+n_int+n_str) x
  *     (u32 length, bytes), guid bytes,
- *   then (version 2) u32 rk: 1 for the Runge-Kutta mode (quadratic drag, the elevation
- *     input), then: u32 nq (body DOFs), has_drag, has_input, in_index (the elevation
+ *   then (version 2) u32 rk: 1 for the Runge-Kutta mode (an explicit Runge-Kutta scheme,
+ *     with or without quadratic drag, the elevation input, convolution radiation), then: u32 nq (body DOFs), has_drag, has_input, in_index (the elevation
  *     input among the inputs), nk (FIR taps), elev_row (the elevation output), f64 dt (the
  *     internal step), preview_steps (the preview over dt), wave_ramp (s); V[nq*n] (DOF
  *     velocities of the state), BL[nq*nq], BQ[nq] (drag -BL v - BQ v|v|), EG[n*nq] (a DOF
