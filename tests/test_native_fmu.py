@@ -305,15 +305,21 @@ def test_no_python_fmu_is_built_on_the_way(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_nonlinear_parts_are_refused_naming_them(folder: Path) -> None:
-    """Convolution radiation cannot be stepped by the native runtime: the build names the
-    part and the fix, and not the quadratic drag beside it (stepped with rk4)."""
-    bodies, config = default_config()  # radiation.method = convolution
-    config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 1e4, 0.0, 0.0, 0.0]
+    """The second-order drift load cannot be stepped by the native runtime: the build names
+    the part and the fix, and not the convolution radiation and the quadratic drag beside
+    it (both stepped in the Runge-Kutta mode)."""
+    data = default_config_data(wave={"type": "regular", "height": 0.1, "period": 2.0,
+                                     "ramp_time": 4.0})
+    data["bodies"] = [{"name": "body", "hydro": "builtin:sphere", "dofs": ["heave"],
+                       "drift": "mean", "quadratic_damping": [0.0, 0.0, 1e4, 0.0, 0.0, 0.0],
+                       "drift_file": str(Path(__file__).resolve().parents[1] / "examples"
+                                         / "data" / "mean_drift_sphere" / "sphere.7")}]
+    bodies, config = resolve(data, Path.cwd())
     with pytest.raises(ExportError) as info:
         build_native_fmu(bodies, config, folder / "Refused.fmu", model_name="Refused")
     text = str(info.value)
-    assert "convolution" in text and "state_space" in text
-    assert "radiation" in text and "viscous:" not in text, text
+    assert "drift" in text and "Python FMU" in text, text
+    assert "radiation:" not in text and "viscous:" not in text, text
     assert not (folder / "Refused.fmu").exists()
 
 
@@ -344,9 +350,10 @@ def test_cli_builds_native_from_the_toml(tmp_path: Path,
     capsys.readouterr()
     assert cli_main(["build", str(toml), "-o", str(tmp_path / "py.fmu")]) == 0
     assert "hydrofmu build --native" in capsys.readouterr().out  # it qualifies: suggested
-    toml.write_text(NATIVE_TOML.format(runtime="python").replace("state_space", "convolution"))
-    assert cli_main(["build", str(toml), "-o", str(tmp_path / "conv.fmu")]) == 0
-    assert "--native" not in capsys.readouterr().out  # convolution: not suggested
+    toml.write_text(NATIVE_TOML.format(runtime="python").replace(
+        "[radiation]", '[simulation]\ntime_scheme = "ab3"\n[radiation]'))
+    assert cli_main(["build", str(toml), "-o", str(tmp_path / "ab3.fmu")]) == 0
+    assert "--native" not in capsys.readouterr().out  # a multistep scheme: not suggested
     toml.write_text(NATIVE_TOML.format(runtime="c++"))
     with pytest.raises(ConfigError, match=r"runtime = 'c\+\+': choose one of python, native"):
         load_config(toml)

@@ -158,7 +158,8 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
         scheme = next((v[0].get("start") for v in root.iter("ScalarVariable")
                        if v.get("name") == "time_scheme" and len(v)), "exact")
         stepping = ("exact discretisation" if scheme == "exact" else
-                    f"{scheme} internal steps (quadratic drag or the elevation input)")
+                    f"{scheme} internal steps (the configuration's explicit Runge-Kutta "
+                    "scheme)")
         d.add("ok", f"native FMU (C runtime, no Python or numpy needed): {head['n']} states, "
                     f"{head['m']} inputs, {head['outputs']} outputs, {head['components']} "
                     f"wave components; stepped by {stepping}")

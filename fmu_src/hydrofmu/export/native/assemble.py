@@ -7,11 +7,14 @@ sinusoids (:func:`~hydrofmu.runtime.linear.lti.particular_solution`, on the ramp
 shifted components for a start time 0) and the output map
 (:class:`~hydrofmu.runtime.simulator.outputs.OutputMap`, completed by
 :mod:`~hydrofmu.export.native.output_rows`). The tunable PTO coefficients' derivatives of
-``F``, ``[G | c]`` and ``C`` (checked affine). With quadratic drag or the elevation input
-and ``time_scheme = "rk4"``, the Runge-Kutta mode (:class:`~.blob.NativeRK`): the linear
-model without those two forces, their lifts into the state derivative and the outputs, the
-drag coefficients and the excitation FIR. Anything else that is not linear is refused,
-naming the part.
+``F``, ``[G | c]`` and ``C`` (checked affine). With ``time_scheme = "exact"`` a linear
+model is stepped by its exact discretisation; with an explicit Runge-Kutta scheme
+(``euler``, ``rk2heun``, ``rk2``, ``rk3``, ``rk4``: its tableau as data,
+:mod:`~hydrofmu.export.native.convolution_blob`) the Runge-Kutta mode
+(:class:`~.blob.NativeRK`): the linear model without quadratic drag, the elevation input's
+excitation and the convolution radiation, their lifts into the state derivative and the
+outputs, the drag coefficients, the excitation FIR and the radiation kernel. Anything else
+that is not linear, or another scheme, is refused, naming the part or the scheme.
 
 Build time only.
 """
@@ -36,11 +39,18 @@ from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.outputs import OutputMap, map_rows
 from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
+from .convolution_blob import (
+    convolution_model,
+    native_convolution,
+    native_tableau,
+    scheme_refusal,
+)
 from .output_rows import FIX, hybrid_rows, sine_factor
 
-#: The parts that are not linear and that the native runtime still steps, by RK4 as the
-#: Python FMU's ``rk4`` scheme: quadratic drag and the excitation by the elevation input.
-RK4_KINDS = ("viscous", "wave_excitation")
+#: The parts that are not linear and that the native runtime still steps, by the explicit
+#: Runge-Kutta scheme of the configuration as the Python FMU steps it: quadratic drag, the
+#: excitation by the elevation input and the radiation by convolution.
+RK4_KINDS = ("viscous", "wave_excitation", "radiation")
 
 
 def _not_linear(sim: Simulator) -> list[Part]:
@@ -52,22 +62,27 @@ def _not_linear(sim: Simulator) -> list[Part]:
 def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
     parts = _not_linear(sim)
-    reasons = [part.why_not_linear() for part in parts if part.kind not in RK4_KINDS]
+    reasons = [part.why_not_linear() for part in parts if part.kind not in RK4_KINDS
+               or (part.kind == "radiation" and convolution_model(part) is None)]
     method = sim.added_mass_method
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
     if reasons:
-        return ("the native FMU steps the linear model, with quadratic drag and the elevation "
-                "input by RK4, and these parts are none of them: " + "; ".join(reasons)
-                + ". Fix: " + FIX)
+        return ("the native FMU steps the linear model, with quadratic drag, the elevation "
+                "input and convolution radiation by an explicit Runge-Kutta scheme, and these "
+                "parts are none of them: " + "; ".join(reasons) + ". Fix: " + FIX)
     scheme = sim.parameters["time_scheme"]
-    if parts and scheme != "rk4":
+    if parts and native_tableau(sim) is None:
         named = ", ".join(sorted({part.kind for part in parts}))
         return (f"the native FMU steps the parts that are not linear ({named}: quadratic drag, "
-                f"the elevation input) with the rk4 scheme, and time_scheme = '{scheme}'. "
-                "Fix: set time_scheme = 'rk4' (the Python FMU then steps the same scheme), or "
-                "build the Python FMU (hydrofmu build without --native)")
-    if parts and sim.partition is not None:
+                "the elevation input, convolution radiation) with an explicit Runge-Kutta "
+                f"scheme ('euler', 'rk2heun', 'rk2', 'rk3', 'rk4'), and time_scheme = "
+                f"'{scheme}'. Fix: set time_scheme = 'rk4' (the Python FMU then steps the "
+                "same scheme), or build the Python FMU (hydrofmu build --python)")
+    why = scheme_refusal(sim, linear=not parts)
+    if why:
+        return why
+    if native_tableau(sim) is not None and sim.partition is not None:
         return ("the native FMU takes one internal step for the whole state; this model "
                 "runs local time steps. Fix: " + FIX)
     return ""
@@ -235,7 +250,7 @@ def native_model(sim: Simulator, step: float, tunable: Sequence[str] = ()) -> Na
         else:
             derivatives.append((name, got))
     model = assemble(sim.assembly)
-    if nonlinear:
+    if native_tableau(sim) is not None:  # the configured explicit Runge-Kutta scheme
         return _rk_model(sim, model, nonlinear, base, derivatives)
     n_state = sim.y.size
     f, g = base.f, base.g
@@ -279,25 +294,33 @@ def native_model(sim: Simulator, step: float, tunable: Sequence[str] = ()) -> Na
     )
 
 
-def _rk_parts(nonlinear: list[Part]) -> tuple[ViscousPart | None, WaveExcitation | None]:
-    """The Runge-Kutta mode's two parts among ``nonlinear``: (viscous, wave excitation),
-    each ``None`` when absent."""
+def _rk_parts(nonlinear: list[Part]
+              ) -> tuple[ViscousPart | None, WaveExcitation | None, Part | None]:
+    """The Runge-Kutta mode's parts among ``nonlinear``: (viscous, wave excitation,
+    radiation by convolution), each ``None`` when absent."""
     return (next((q for q in nonlinear if isinstance(q, ViscousPart)), None),
-            next((q for q in nonlinear if isinstance(q, WaveExcitation)), None))
+            next((q for q in nonlinear if isinstance(q, WaveExcitation)), None),
+            next((q for q in nonlinear if convolution_model(q) is not None), None))
 
 
 def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
              ) -> tuple[NDArray, NDArray, list[tuple[int, int, int, float]]]:
     """The Runge-Kutta mode's output map: ``c`` of ``[y, u, 1, g_drag, g_exc]`` (the two DOF
-    forces as extra columns, n each), ``h`` and the products."""
+    forces as extra columns, n each; ``[..., g_conv]`` with convolution radiation), ``h``
+    and the products."""
     n = sim.n
-    viscous, wave = _rk_parts(nonlinear)
-    eye = np.eye(n)
+    viscous, wave, conv = _rk_parts(nonlinear)
+    blocks = 3 if conv is not None else 2
     extra: dict[str | None, NDArray] = {}
-    if viscous is not None:
-        extra[viscous.channel] = np.hstack([eye, np.zeros((n, n))])
-    if wave is not None:
-        extra[wave.channel] = np.hstack([np.zeros((n, n)), eye])
+
+    def column(block: int) -> NDArray:
+        e = np.zeros((n, blocks * n))
+        e[:, block * n:(block + 1) * n] = np.eye(n)
+        return e
+
+    for block, part in enumerate((viscous, wave, conv)):
+        if part is not None:
+            extra[part.channel] = extra.get(part.channel, 0.0) + column(block)
     if not extra:  # pragma: no cover - the mode needs one of them
         raise ExportError("the Runge-Kutta mode without drag or elevation input", value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
@@ -313,7 +336,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     stage; the output map takes both as extra columns (``base``: :func:`_snapshot`; the
     tunable PTO coefficients' ``derivatives`` as for the exact mode)."""
     n, nr, big_n, m = sim.n, sim.nr, sim.y.size, sim.u.size
-    viscous, wave = _rk_parts(nonlinear)
+    viscous, wave, conv = _rk_parts(nonlinear)
     c, h, products = base.c, base.h, base.products
     basis = sim.constraints.basis
     eg = np.zeros((big_n, n))
@@ -329,8 +352,10 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     one = big_n + m
     cols = np.concatenate([keep, np.arange(big_n, one + 1)])  # [x_live, u, 1]
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
+    extra = c[:, one + 1 :]  # [drag, exc(, conv)] (none for a linear model)
+    og = extra[:, : 2 * n] if extra.shape[1] else np.zeros((c.shape[0], 2 * n))
     rk = NativeRK(dt=float(sim.dt), v=vel[:, keep], bl=np.zeros((n, n)), bq=np.zeros(n),
-                  eg=eg[keep], og=c[:, one + 1 :])
+                  eg=eg[keep], og=og)
     if viscous is not None:
         rk.has_drag = True
         rk.bl = np.array(viscous.model.linear, dtype=float)
@@ -352,7 +377,9 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
-        forcing=forcing,
+        forcing=forcing, tableau=native_tableau(sim),
+        conv=None if conv is None else native_convolution(
+            convolution_model(conv), vel[:, keep], extra[:, 2 * n :]),
         tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),
                                   df=d[0][np.ix_(keep, keep)], dg=d[1][keep], dc=d[2][:, cols])
                   for name, d in derivatives],

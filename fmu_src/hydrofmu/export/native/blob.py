@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
+from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 
 MAGIC = b"HFMUNAT1"
 VERSION = 3
@@ -94,6 +95,10 @@ class NativeModel:
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
+    conv
+        The Runge-Kutta mode's convolution radiation, or ``None``.
+    tableau
+        The explicit Runge-Kutta scheme the Runge-Kutta mode steps (``None``: exact).
     """
 
     y0: NDArray[np.float64]
@@ -122,6 +127,8 @@ class NativeModel:
     sine_factor: tuple[NDArray[np.complex128], NDArray[np.float64]] | None = None
     forcing: NDArray[np.complex128] | None = None
     tunables: list[TunableMatrices] = field(default_factory=list)
+    conv: NativeConvolution | None = None
+    tableau: NativeTableau | None = None
 
 
 @dataclass
@@ -254,6 +261,9 @@ def write_blob(model: NativeModel) -> bytes:
                               value=tun.index)
         out += [struct.pack("<I", tun.index), _sparse(tun.df, (n, n)),
                 _sparse(tun.dg, (n, m + 1)), _sparse(tun.dc, (p, nz))]
+    # The Runge-Kutta mode's convolution radiation and explicit tableau (or two zeros).
+    q = 0 if model.rk is None else model.rk.bq.size
+    out += scheme_section(model.conv, model.tableau, q, p)
     # Sections other features append go here, before the trailer.
     return seal(b"".join(out))
 

@@ -18,8 +18,10 @@ value references), with:
   and the output map are affine in them (checked at build), their derivatives are stored
   and the runtime re-discretises and solves for the particular solutions again when one
   changes;
-- ``time_scheme`` = the scheme the runtime steps (``exact``, or ``rk4`` with quadratic drag
-  or the elevation input);
+- ``time_scheme`` = the scheme the runtime steps: the configuration's (``exact`` for a linear
+  model, or an explicit Runge-Kutta scheme, ``euler``, ``rk2heun``, ``rk2``, ``rk3``,
+  ``rk4``, also with quadratic drag, the elevation input or convolution radiation; another
+  scheme is refused);
 - ``<SourceFiles>`` listing the C runtime, shipped in ``sources/``.
 
 Binaries: linux64 with the C compiler the project finds
@@ -223,7 +225,8 @@ def build_native_fmu(
         t.name for t in model.tunables)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
     xml = native_model_description(model_description(bodies, config, model_name, description),
-                                   model_name, tunable, "exact" if model.rk is None else "rk4")
+                                   model_name, tunable,
+                                   "exact" if model.tableau is None else model.tableau.name)
     params = parameter_values(xml, sim.u.size, model.c.shape[0])
     model.real_parameters = params["real"]
     model.int_parameters = params["int"]

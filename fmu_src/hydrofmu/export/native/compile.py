@@ -21,14 +21,15 @@ from ...runtime.errors import ExportError
 #: The C runtime's folder (package data).
 RUNTIME_DIR = Path(__file__).resolve().parent / "csrc"
 #: The runtime's C files, by concern (each with its header): the FMI face, FMU states, the
-#: blob reader, linear algebra, an instance, the waves, the tunables, the two steppers and
-#: the outputs.
+#: blob reader, linear algebra, an instance, the waves, the tunables, the two steppers, the
+#: convolution radiation and the outputs.
 C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
-             "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_outputs.c")
+             "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_conv.c",
+             "hfn_outputs.c")
 #: The headers: the runtime's and the FMI 2.0 standard's.
 HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
-           "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_outputs.h", "fmi2Functions.h",
-           "fmi2FunctionTypes.h", "fmi2TypesPlatform.h")
+           "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_conv.h", "hfn_outputs.h",
+           "fmi2Functions.h", "fmi2FunctionTypes.h", "fmi2TypesPlatform.h")
 #: Files shipped in ``sources/`` (the C files first).
 SOURCES = C_SOURCES + HEADERS
 #: Strict IEEE arithmetic, every warning; only the fmi2* functions exported.

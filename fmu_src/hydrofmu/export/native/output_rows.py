@@ -20,8 +20,8 @@ from ...runtime.simulator.outputs import map_rows
 from ...runtime.simulator.simulator import Simulator
 
 #: How a refused part is told to change (the assembly's fix).
-FIX = ("use radiation.method = 'state_space' (or 'constant') and linear moorings (quadratic "
-       "drag and the elevation input are stepped with time_scheme = 'rk4'), or build the "
+FIX = ("use linear moorings (quadratic drag, the elevation input and convolution radiation "
+       "are stepped with an explicit Runge-Kutta time_scheme, e.g. 'rk4'), or build the "
        "Python FMU (hydrofmu build without --native)")
 
 #: Relative agreement required when a hybrid part's outputs are checked for linearity at a

@@ -98,6 +98,15 @@ class ConvolutionRadiation:
         self._k4 = np.ascontiguousarray(kp[0:4].reshape(4 * n, n))  # K(0..3 dt), stacked
         self._coef = np.zeros(6)
 
+    @property
+    def padded_kernel(self) -> NDArray[np.float64]:
+        """``K(j dt)`` as the force uses it, j = 0..nk + 1: the entries outside :attr:`mask`
+        zeroed and two zero samples after the truncation, shape (nk + 2, n, n), SI; a
+        read-only view (what the native FMU's convolution is assembled from)."""
+        view = self._k.view()
+        view.flags.writeable = False
+        return view
+
     def kernel_at(self, tau: float) -> NDArray[np.float64]:
         """``K(tau)`` for ``0 <= tau <= 2 dt`` by linear interpolation, shape (n, n).
 

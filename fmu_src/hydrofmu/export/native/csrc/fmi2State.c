@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fmi2Functions.h"
+#include "hfn_conv.h"
 #include "hfn_instance.h"
 #include "hfn_tunables.h"
 
@@ -187,7 +188,8 @@ static int consistent(const instance *c, double *block) {
          isfinite(*v.rk_time) && *v.grid_index >= 0.0 && *v.grid_index < 9007199254740992.0 &&
          *v.grid_index == floor(*v.grid_index) && *v.hist_pos >= 0.0 &&
          *v.hist_pos == floor(*v.hist_pos) &&
-         (md->nk ? *v.hist_pos < (double)md->nk : *v.hist_pos == 0.0);
+         (md->nk ? *v.hist_pos < (double)md->nk : *v.hist_pos == 0.0) &&
+         hfn_conv_consistent(md, &v);
     if (ok && md->rk && *v.phase >= (double)ST_STEP) {
         /* the simulator's time within a quarter internal step of the FMU's, the newest grid
          * time at most one internal step before it */

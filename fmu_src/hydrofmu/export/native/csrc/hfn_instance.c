@@ -2,6 +2,8 @@
  * state's layout, its logger and the FMI 2.0 state machine's table. */
 #include "hfn_instance.h"
 
+#include "hfn_conv.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,12 +50,15 @@ void hfn_dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     d->hist = p; p += 2 * (size_t)md->nk;
     d->fgrid = p; p += md->nq;
     d->tail = p; p += md->nq;
+    d->conv_pos = p; d->conv_hist = p + (md->has_conv ? 1 : 0);
+    d->conv_g = d->conv_hist + 2 * (size_t)md->conv_nc * md->conv_nk;
+    p += hfn_conv_state_size(md);
     d->size = (size_t)(p - block);
 }
 
 size_t hfn_dyn_size(const hfn_model *md) {
     return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr
-           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq;
+           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq + hfn_conv_state_size(md);
 }
 
 /* ------------------------------------------------------------------ logging */
@@ -204,9 +209,9 @@ void hfn_instance_free(instance *c) {
     {
         int q;
         double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
-                        c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pm_re, c->pm_im,
-                        c->pe_re, c->pe_im, c->rot2_re, c->rot2_im, c->rk_g2, c->p3,
-                        c->sv};
+                        c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pe_re,
+                        c->pe_im, c->rk_g2, c->p3,
+                        c->sv, c->rk_stage, c->conv_work};
         for (q = 0; q < (int)(sizeof rk / sizeof rk[0]); q++) free(rk[q]);
     }
     free(c->par_i);
@@ -284,17 +289,15 @@ static int alloc_rk_work(instance *c) {
     c->rk_v = (double *)calloc(q1, sizeof(double));
     c->rk_g2 = (double *)calloc(2 * q1, sizeof(double));
     c->rk_save = (double *)calloc(hfn_dyn_size(md), sizeof(double));
-    c->pm_re = (double *)calloc(k1, sizeof(double));
-    c->pm_im = (double *)calloc(k1, sizeof(double));
     c->pe_re = (double *)calloc(k1, sizeof(double));
     c->pe_im = (double *)calloc(k1, sizeof(double));
-    c->rot2_re = (double *)calloc(k1, sizeof(double));
-    c->rot2_im = (double *)calloc(k1, sizeof(double));
     c->p3 = (double *)calloc(6 * k1, sizeof(double));
     c->sv = (double *)calloc((size_t)md->nfac + 1, sizeof(double));
+    c->rk_stage = (double *)calloc(16 * k1, sizeof(double));
+    if (!c->rk_stage || hfn_conv_alloc(c) != 0) return -1;
     return (!c->rk_k[0] || !c->rk_k[1] || !c->rk_k[2] || !c->rk_k[3] || !c->rk_y || !c->rk_b ||
             !c->rk_g || !c->rk_gd || !c->rk_ge || !c->rk_v || !c->rk_g2 || !c->rk_save ||
-            !c->pm_re || !c->pm_im || !c->pe_re || !c->pe_im || !c->rot2_re || !c->rot2_im ||
+            !c->pe_re || !c->pe_im ||
             !c->p3 || !c->sv) ? -1 : 0;
 }
 

@@ -38,6 +38,9 @@ typedef struct {
      * grid index, the elevation input's history (newest first from hist + hist_pos, twice
      * over so that it is contiguous) and its FIR on the grid and one sample later */
     double *rk_time, *grid_index, *hist_pos, *hist, *fgrid, *tail;
+    /* the convolution radiation (hfn_conv.h): the ring position, the velocity history
+     * (nc columns of 2 nk) and the grid sums G_0, G_1 (2 nq) */
+    double *conv_pos, *conv_hist, *conv_g;
 } dyn_view;
 
 typedef struct {
@@ -58,8 +61,10 @@ typedef struct {
     double xp1_t;  /* ... at this time (NaN: none) */
     /* Runge-Kutta mode work (not state) */
     double *rk_k[4], *rk_y, *rk_b, *rk_g, *rk_gd, *rk_ge, *rk_v, *rk_save;
-    double *pm_re, *pm_im, *pe_re, *pe_im, *rot2_re, *rot2_im, *rk_g2, *p3, *sv;
-    double rot2_h;
+    double *pe_re, *pe_im, *rk_g2, *p3, *sv;
+    double rot2_h; /* the step the stages' rotations (rk_stage) are for */
+    double *rk_stage; /* per stage of the tableau: rotation re, im and phasor re, im (k+1) */
+    double *conv_work, conv_sn; /* the convolution's work (hfn_conv.c), the step's sn */
     int32_t step_limit_index; /* the Integer parameter max_internal_steps_per_call, -1: none */
     /* The matrices in use: the blob's, or rebuilt for the tunable matrix parameters' current
      * values (tun_built; a function of them only, so a restored FMU state rebuilds the same

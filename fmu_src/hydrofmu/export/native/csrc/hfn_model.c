@@ -303,6 +303,48 @@ static void read_tunables(hfn_model *md, reader *r) {
             if (md->tun_idx[j] == md->tun_idx[q]) r->bad = 1;
 }
 
+/* The convolution radiation and the explicit Runge-Kutta tableau (the last section). */
+static void read_scheme(hfn_model *md, reader *r) {
+    uint32_t i, j;
+    if (!r->bad) md->has_conv = rd_u32(r);
+    if (!r->bad && (md->has_conv > 1u || (md->has_conv && !md->rk))) r->bad = 1;
+    if (!r->bad && md->has_conv) {
+        md->conv_nc = rd_u32(r); md->conv_np = rd_u32(r); md->conv_nk = rd_u32(r);
+        md->conv_dt = rd_f64(r);
+        if (md->conv_nc > md->nq || md->conv_np > (size_t)md->nq * md->nq ||
+            md->conv_nk < 1u || md->conv_nk > 100000000u || !(md->conv_dt == md->dt))
+            r->bad = 1;
+        md->conv_dof = rd_u32_array(r, md->conv_nc);
+        md->conv_row = rd_u32_array(r, md->conv_np);
+        md->conv_col = rd_u32_array(r, md->conv_np);
+        md->conv_K = rd_array(r, (size_t)md->conv_np * (md->conv_nk + 2u));
+        md->OC = rd_array(r, (size_t)md->nout * md->nq);
+        for (i = 0; i < md->conv_nc && !r->bad; i++)
+            if (md->conv_dof[i] >= md->nq) r->bad = 1;
+        for (i = 0; i < md->conv_np && !r->bad; i++)
+            if (md->conv_row[i] >= md->nq || md->conv_col[i] >= md->conv_nc) r->bad = 1;
+        for (i = 0; i < md->conv_np && !r->bad; i++)
+            for (j = 0; j < md->conv_nk + 2u; j++)
+                if (!isfinite(md->conv_K[(size_t)i * (md->conv_nk + 2u) + j])) r->bad = 1;
+        if (!r->bad && csr_rows(md->OC, md->nout, md->nq, &md->oc_ptr, &md->oc_idx,
+                                &md->oc_val) != 0)
+            r->bad = 1;
+    }
+    if (!r->bad) md->stages = rd_u32(r);
+    if (!r->bad && (md->rk ? md->stages < 1u || md->stages > 4u : md->stages != 0u)) r->bad = 1;
+    if (r->bad || !md->stages) return;
+    md->tab_a = rd_array(r, (size_t)md->stages * md->stages);
+    md->tab_b = rd_array(r, md->stages);
+    md->tab_c = rd_array(r, md->stages);
+    for (i = 0; i < md->stages && !r->bad; i++) {
+        if (!isfinite(md->tab_b[i]) || !isfinite(md->tab_c[i])) r->bad = 1;
+        for (j = 0; j < md->stages; j++) /* explicit: strictly lower triangular */
+            if (!isfinite(md->tab_a[i * md->stages + j]) ||
+                (j >= i && md->tab_a[i * md->stages + j] != 0.0))
+                r->bad = 1;
+    }
+}
+
 /* The states some sinusoid reaches (the others stay out of the loops), and X's columns of
  * those states contiguous over the components. */
 static void active_columns(hfn_model *md, reader *r) {
@@ -406,6 +448,7 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                  &md->og_val) != 0)
         r.bad = 1;
     read_tunables(md, &r);
+    read_scheme(md, &r);
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
     if (!r.bad && (md->scale_par > md->npr ||
@@ -433,7 +476,9 @@ void hfn_model_free(hfn_model *md) {
     double **arrays[] = {&md->y0, &md->u0, &md->F, &md->G, &md->fused0, &md->omega,
                          &md->xs_re, &md->xs_im, &md->C, &md->h_re, &md->h_im, &md->prod_c,
                          &md->par_r, &md->V, &md->BL, &md->BQ, &md->EG, &md->OG, &md->KW,
-                         &md->og_val, &md->fs_re, &md->fs_im, &md->fo, &md->f_val};
+                         &md->og_val, &md->fs_re, &md->fs_im, &md->fo, &md->f_val,
+                         &md->conv_K, &md->OC, &md->oc_val, &md->tab_a, &md->tab_b,
+                         &md->tab_c};
     for (i = 0; i < sizeof arrays / sizeof arrays[0]; i++) { free(*arrays[i]); *arrays[i] = NULL; }
     for (i = 0; i < 3; i++) {
         free(md->xr_re[i]); free(md->xr_im[i]);
@@ -454,5 +499,7 @@ void hfn_model_free(hfn_model *md) {
     free(md->guid);
     free(md->tun_idx); free(md->tun_ptr); free(md->tun_row); free(md->tun_col);
     free(md->tun_val); free(md->forc_re); free(md->forc_im);
+    free(md->conv_dof); free(md->conv_row); free(md->conv_col); free(md->oc_ptr);
+    free(md->oc_idx);
     memset(md, 0, sizeof *md);
 }

@@ -30,8 +30,8 @@
  *     real_par[n_real_par], int_par[n_int_par] (i32),
  *     strings: n_str_par x (u32 length, bytes), parameter names: (n_real+n_int+n_str) x
  *     (u32 length, bytes), guid bytes,
- *   then (version 2) u32 rk: 1 for the Runge-Kutta mode (quadratic drag, the elevation
- *     input), then: u32 nq (body DOFs), has_drag, has_input, in_index (the elevation
+ *   then (version 2) u32 rk: 1 for the Runge-Kutta mode (an explicit Runge-Kutta scheme,
+ *     with or without quadratic drag, the elevation input, convolution radiation), then: u32 nq (body DOFs), has_drag, has_input, in_index (the elevation
  *     input among the inputs), nk (FIR taps), elev_row (the elevation output), f64 dt (the
  *     internal step), preview_steps (the preview over dt), wave_ramp (s); V[nq*n] (DOF
  *     velocities of the state), BL[nq*nq], BQ[nq] (drag -BL v - BQ v|v|), EG[n*nq] (a DOF
@@ -45,24 +45,36 @@
  *     state space at the build's wave height: (i w_k I - F) X_k = forcing_k); then per
  *     parameter: u32 index among the Real parameters, and dF, dG, dC as sparse lists
  *     (u32 count, then count x (u32 row, u32 column, f64 value)), of the shapes of F, G, C;
+ *   then the convolution radiation and the time scheme (hfn_conv.h; rk = 0: two zeros):
+ *     u32 has_conv; if 1 (the Runge-Kutta mode only): u32 nc (velocity columns kept),
+ *     npair (live kernel entries), nk (history samples); f64 dt (the kernel's spacing, the
+ *     internal step dt); u32 col_dof[nc] (each column's DOF among the nq), pair_row[npair]
+ *     (the DOF of the force), pair_col[npair] (the column among nc); f64 K[npair*(nk+2)]
+ *     (each entry's K(j dt), j = 0..nk+1, the last two 0); OC[nout*nq] (the outputs of the
+ *     convolution force);
+ *     u32 stages (0 in the exact mode; 1..4 in the Runge-Kutta mode: the explicit
+ *     Runge-Kutta scheme the configuration names), then f64 A[stages*stages] (strictly
+ *     lower triangular), B[stages], C[stages].
  *   then the sections other features append (each a u32 flag, then its data);
  *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
  *     anything else, then reads every count through a cursor that checks it against the
  *     bytes left BEFORE allocating, and every index read from the file against its range.
  *
- * In the Runge-Kutta mode the runtime takes the Python rk4 scheme's internal steps on the
- * grid t0 + j dt (a partial step to an end off the grid) with
- *     x' = F x + G [u; 1] + ramp(t) Re(sum_k X_k e^{i w_k t}) + EG (g_drag(x) + g_exc(t))
+ * In the Runge-Kutta mode the runtime takes the Python scheme's internal steps (the
+ * tableau A, B, C) on the grid t0 + j dt (a partial step to an end off the grid) with
+ *     x' = F x + G [u; 1] + ramp(t) Re(sum_k X_k e^{i w_k t})
+ *          + EG (g_drag(x) + g_exc(t) + g_conv(t, x))
  * (X holds the sinusoids' forcing then, not a particular solution), g_exc the FIR of the
- * elevation input's history on the grid (linear in between), and adds OG [g_drag; g_exc]
- * and the previewed elevation to the outputs.
+ * elevation input's history on the grid (linear in between), g_conv the radiation memory
+ * (hfn_conv.h), and adds OG [g_drag; g_exc], OC g_conv and the previewed elevation to the
+ * outputs.
  *
  * The runtime's files, each with its header: hfn_model (this blob and its reader),
  * hfn_linalg (e^A, the exact discretisation, complex solves), hfn_instance (an instance:
  * its dynamic state, logging, the FMI state machine), hfn_waves (phasors and ramps),
  * hfn_tunables (the tunable matrix parameters), hfn_exact (the exact stepper), hfn_rk (the
- * Runge-Kutta mode), hfn_outputs (the output map), fmi2Functions.c (the FMI 2.0 face) and
+ * Runge-Kutta mode), hfn_conv (the convolution radiation), hfn_outputs (the output map), fmi2Functions.c (the FMI 2.0 face) and
  * fmi2State.c (FMU states, their serialization).
  */
 #ifndef HFN_MODEL_H
@@ -122,6 +134,16 @@ typedef struct {
     uint32_t *tun_row, *tun_col;
     double *tun_val;
     double *forc_re, *forc_im; /* k x n */
+    /* the convolution radiation (hfn_conv.h) and the explicit Runge-Kutta tableau */
+    uint32_t has_conv, conv_nc, conv_np, conv_nk;
+    double conv_dt;
+    uint32_t *conv_dof, *conv_row, *conv_col; /* nc; npair; npair */
+    double *conv_K;                           /* npair x (nk + 2) */
+    double *OC;                               /* nout x nq */
+    uint32_t *oc_ptr, *oc_idx;                /* OC in compressed rows */
+    double *oc_val;
+    uint32_t stages;
+    double *tab_a, *tab_b, *tab_c;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */

@@ -1,6 +1,7 @@
 /* hydrofmu native runtime, the outputs (see hfn_outputs.h). */
 #include "hfn_outputs.h"
 
+#include "hfn_conv.h"
 #include "hfn_rk.h"
 #include "hfn_tunables.h"
 #include "hfn_waves.h"
@@ -84,6 +85,7 @@ void hfn_compute_outputs(instance *c) {
                  : hfn_ramp_factor(c, *c->d.time)) * *c->d.scale;
     output_sinusoids(c, rf);
     if (md->rk && (md->has_drag || md->has_input)) output_rk_forces(c, s_rk);
+    if (md->rk && md->has_conv) hfn_conv_outputs(c, s_rk);
     for (i = 0; i < md->nprod; i++)
         out[md->prod_i[i]] = md->prod_c[i] * out[md->prod_j[i]] * out[md->prod_l[i]];
     *c->d.dirty = 0.0;

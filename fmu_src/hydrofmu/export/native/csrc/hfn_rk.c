@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hfn_conv.h"
 #include "hfn_waves.h"
 
 double hfn_rk_grid_time(const instance *c) { return *c->d.t0 + *c->d.grid_index * c->md.dt; }
@@ -60,6 +61,7 @@ void hfn_rk_start(instance *c) {
     *c->d.grid_index = 0.0;
     *c->d.rk_time = *c->d.t0;
     if (md->has_input) hfn_rk_record(c, c->d.u[md->in_index], 1); /* calm sea before t0 */
+    if (md->has_conv) hfn_conv_start(c); /* at rest before t0 */
 }
 
 /* The excitation by the elevation input at s after the newest grid time, input u held:
@@ -137,10 +139,14 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                 dy[md->act[i]] += rf * hfn_re_dot(c->cur_xc[0] + (size_t)i * md->k,
                                               c->cur_xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
-    if (md->has_drag || md->has_input) {
+    if (md->has_drag || md->has_input || md->has_conv) {
         hfn_rk_forces(c, t, s, y);
         for (i = 0; i < nq; i++)
             c->rk_g[i] = (md->has_drag ? c->rk_gd[i] : 0.0) + (md->has_input ? c->rk_ge[i] : 0.0);
+        if (md->has_conv) {
+            const double *fc = hfn_conv_force(c, s, y);
+            for (i = 0; i < nq; i++) c->rk_g[i] += fc[i];
+        }
         for (i = 0; i < n; i++) {
             const double *row = md->EG + (size_t)i * nq;
             double f = 0.0;
@@ -150,13 +156,34 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
     }
 }
 
-/* One classical RK4 step from (t, x) by h into xnew; the phasors at t + h into pe. */
-static void rk_step(instance *c, double t, double h, double t_grid) {
-    static const double B[4] = {1.0 / 6.0, 2.0 / 6.0, 2.0 / 6.0, 1.0 / 6.0};
+/* The stage state y + h sum_j A[st, j] k_j into rk_y (the zero coefficients left out, the
+ * sum in the order of j, as the Python step sums it); y itself for a stage without one. */
+static const double *stage_state(instance *c, uint32_t st, double h) {
     const hfn_model *md = &c->md;
-    uint32_t i, q, n = md->n;
+    const double *a = md->tab_a + (size_t)st * md->stages, *y = c->d.x;
+    uint32_t i, j, n = md->n;
+    int first = 1;
+    for (j = 0; j < st; j++) {
+        const double *kj = c->rk_k[j];
+        if (a[j] == 0.0) continue;
+        if (first) for (i = 0; i < n; i++) c->rk_y[i] = a[j] * kj[i];
+        else for (i = 0; i < n; i++) c->rk_y[i] += a[j] * kj[i];
+        first = 0;
+    }
+    if (first) return y;
+    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * c->rk_y[i];
+    return c->rk_y;
+}
+
+/* One step of the explicit Runge-Kutta tableau (A, B, C) from (t, x) by h into xnew; the
+ * phasors at t + h into pe. */
+static void rk_step(instance *c, double t, double h, double t_grid) {
+    const hfn_model *md = &c->md;
+    uint32_t i, j, q, st, n = md->n, ns = md->stages;
+    size_t k1 = (size_t)md->k + 1;
     const double *y = c->d.x;
-    double **k = c->rk_k, tm = t + 0.5 * h, te = t + 1.0 * h;
+    double **k = c->rk_k;
+    int first = 1;
     /* The phasors turn by the step; a grid step is dt itself (the float differences of the
      * grid times t0 + j dt differ from it by their rounding only): one rotation for all. */
     double hr = fabs(h - md->dt) <= 1e-9 * md->dt ? md->dt : h;
@@ -164,27 +191,44 @@ static void rk_step(instance *c, double t, double h, double t_grid) {
         for (q = 0; q < md->k; q++) hfn_cos_sin(md->omega[q] * hr, &c->rot_re[q], &c->rot_im[q]);
         c->rot_h = hr;
     }
-    if (hr != c->rot2_h) {
-        for (q = 0; q < md->k; q++)
-            hfn_cos_sin(md->omega[q] * (0.5 * hr), &c->rot2_re[q], &c->rot2_im[q]);
+    if (hr != c->rot2_h) { /* each stage's rotation, by C[st] h */
+        for (st = 0; st < ns; st++) {
+            double *rre = c->rk_stage + 4 * st * k1, *rim = rre + k1;
+            for (q = 0; q < md->k; q++)
+                hfn_cos_sin(md->omega[q] * (md->tab_c[st] * hr), &rre[q], &rim[q]);
+        }
         c->rot2_h = hr;
     }
     for (q = 0; q < md->k; q++) {
         double a = c->d.p_re[q], b = c->d.p_im[q];
-        c->pm_re[q] = a * c->rot2_re[q] - b * c->rot2_im[q];
-        c->pm_im[q] = a * c->rot2_im[q] + b * c->rot2_re[q];
         c->pe_re[q] = a * c->rot_re[q] - b * c->rot_im[q];
         c->pe_im[q] = a * c->rot_im[q] + b * c->rot_re[q];
     }
-    rk_deriv(c, t, t - t_grid, y, c->d.p_re, c->d.p_im, k[0]);
-    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * (0.5 * k[0][i]);
-    rk_deriv(c, tm, tm - t_grid, c->rk_y, c->pm_re, c->pm_im, k[1]);
-    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * (0.5 * k[1][i]);
-    rk_deriv(c, tm, tm - t_grid, c->rk_y, c->pm_re, c->pm_im, k[2]);
-    for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * k[2][i];
-    rk_deriv(c, te, te - t_grid, c->rk_y, c->pe_re, c->pe_im, k[3]);
-    for (i = 0; i < n; i++)
-        c->xnew[i] = y[i] + h * (B[0] * k[0][i] + B[1] * k[1][i] + B[2] * k[2][i] + B[3] * k[3][i]);
+    if (md->has_conv) hfn_conv_step_start(c, t - t_grid, y);
+    for (st = 0; st < ns; st++) {
+        double ts = t + md->tab_c[st] * h;
+        const double *pr = c->d.p_re, *pim = c->d.p_im;
+        if (md->tab_c[st] != 0.0) { /* the phasors at the stage's time */
+            double *rre = c->rk_stage + 4 * st * k1, *rim = rre + k1;
+            double *sre = rim + k1, *sim = sre + k1;
+            for (q = 0; q < md->k; q++) {
+                double a = c->d.p_re[q], b = c->d.p_im[q];
+                sre[q] = a * rre[q] - b * rim[q];
+                sim[q] = a * rim[q] + b * rre[q];
+            }
+            pr = sre; pim = sim;
+        }
+        rk_deriv(c, ts, ts - t_grid, stage_state(c, st, h), pr, pim, k[st]);
+    }
+    for (j = 0; j < ns; j++) { /* x + h sum_j B_j k_j */
+        double b = md->tab_b[j];
+        if (b == 0.0) continue;
+        if (first) for (i = 0; i < n; i++) c->xnew[i] = b * k[j][i];
+        else for (i = 0; i < n; i++) c->xnew[i] += b * k[j][i];
+        first = 0;
+    }
+    if (first) memcpy(c->xnew, y, n * sizeof(double));
+    else for (i = 0; i < n; i++) c->xnew[i] = y[i] + h * c->xnew[i];
 }
 
 /* rk_b = G [u; 1]: the held inputs' share of x' over the communication step. */
@@ -231,6 +275,7 @@ int hfn_rk_advance(instance *c, double t_end, double *t_fail, double *h_fail, do
             *c->d.grid_index += 1.0;
             time = hfn_rk_grid_time(c);
             if (md->has_input) hfn_rk_record(c, c->d.u[md->in_index], 1);
+            if (md->has_conv) hfn_conv_push(c, c->d.x);
         }
         *c->d.rot_count += 1.0;
         if (*c->d.rot_count >= RESYNC_STEPS) { hfn_phasors_at(c, time); *c->d.rot_count = 0.0; }

@@ -1,8 +1,11 @@
-/* hydrofmu native runtime, the Runge-Kutta mode: the Python rk4 scheme's internal steps,
- * term for term, on the grid t0 + j dt (a partial step to an end off the grid) with
- *     x' = F x + G [u; 1] + ramp(t) Re(sum_k X_k e^{i w_k t}) + EG (g_drag(x) + g_exc(t))
- * quadratic drag g_drag = -BL v - BQ v|v| (v = V x) and the elevation input's excitation
- * g_exc (an FIR of its history on the grid, linear in between) evaluated at every stage. */
+/* hydrofmu native runtime, the Runge-Kutta mode: the Python scheme's internal steps (the
+ * explicit tableau A, B, C of the configuration's scheme, given as data), term for term, on
+ * the grid t0 + j dt (a partial step to an end off the grid) with
+ *     x' = F x + G [u; 1] + ramp(t) Re(sum_k X_k e^{i w_k t})
+ *          + EG (g_drag(x) + g_exc(t) + g_conv(t, x))
+ * quadratic drag g_drag = -BL v - BQ v|v| (v = V x), the elevation input's excitation
+ * g_exc (an FIR of its history on the grid, linear in between) and the radiation memory
+ * g_conv (hfn_conv.h) evaluated at every stage. */
 #ifndef HFN_RK_H
 #define HFN_RK_H
 
