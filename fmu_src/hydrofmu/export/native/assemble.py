@@ -33,9 +33,11 @@ from ...runtime.linear.lti import discretize, particular_solution, quantized_ste
 from ...runtime.linear.model import LinearModel, assemble
 from ...runtime.parts.part import Part
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
+from ...runtime.schemes.local import LocalAdamsBashforth, LocalEuler
 from ...runtime.simulator.outputs import OutputMap, map_rows
 from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
+from .lines_blob import LINE_KINDS, line_parts, native_lines, native_scheme, part_refusal
 from .output_rows import FIX, hybrid_rows, sine_factor
 
 #: The parts that are not linear and that the native runtime still steps, by RK4 as the
@@ -52,22 +54,25 @@ def _not_linear(sim: Simulator) -> list[Part]:
 def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
     parts = _not_linear(sim)
-    reasons = [part.why_not_linear() for part in parts if part.kind not in RK4_KINDS]
+    reasons = [part.why_not_linear() for part in parts
+               if part.kind not in RK4_KINDS + LINE_KINDS]
+    reasons += [why for why in map(part_refusal, parts) if why]
     method = sim.added_mass_method
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
     if reasons:
-        return ("the native FMU steps the linear model, with quadratic drag and the elevation "
-                "input by RK4, and these parts are none of them: " + "; ".join(reasons)
-                + ". Fix: " + FIX)
+        return ("the native FMU steps the linear model, with quadratic drag, the elevation "
+                "input and MoorDyn lines by the Runge-Kutta mode, and these parts are none of "
+                "them: " + "; ".join(reasons) + ". Fix: " + FIX)
     scheme = sim.parameters["time_scheme"]
-    if parts and scheme != "rk4":
+    if parts and isinstance(native_scheme(sim), str):
         named = ", ".join(sorted({part.kind for part in parts}))
-        return (f"the native FMU steps the parts that are not linear ({named}: quadratic drag, "
-                f"the elevation input) with the rk4 scheme, and time_scheme = '{scheme}'. "
-                "Fix: set time_scheme = 'rk4' (the Python FMU then steps the same scheme), or "
-                "build the Python FMU (hydrofmu build without --native)")
-    if parts and sim.partition is not None:
+        return (f"the native FMU steps the parts that are not linear ({named}) with rk4 or "
+                f"MoorDyn's semi-implicit beuler<N>, midpoint<N> or aca<N>, and time_scheme "
+                f"= '{scheme}'. Fix: set time_scheme = 'rk4' or e.g. 'midpoint5' (the Python "
+                "FMU then steps the same scheme), or build the Python FMU (hydrofmu build "
+                "without --native)")
+    if parts and isinstance(sim.scheme, (LocalEuler, LocalAdamsBashforth)):
         return ("the native FMU takes one internal step for the whole state; this model "
                 "runs local time steps. Fix: " + FIX)
     return ""
@@ -292,16 +297,22 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
     forces as extra columns, n each), ``h`` and the products."""
     n = sim.n
     viscous, wave = _rk_parts(nonlinear)
-    eye = np.eye(n)
+    lines = line_parts(sim)
+    eye, zero = np.eye(n), np.zeros((n, n))
+    width = 3 if lines else 2  # [g_drag, g_exc] and the lines' DOF forces
     extra: dict[str | None, NDArray] = {}
     if viscous is not None:
-        extra[viscous.channel] = np.hstack([eye, np.zeros((n, n))])
+        extra[viscous.channel] = np.hstack([eye, zero, zero][:width])
     if wave is not None:
-        extra[wave.channel] = np.hstack([np.zeros((n, n)), eye])
+        extra[wave.channel] = np.hstack([zero, eye, zero][:width])
+    if lines:
+        extra[lines[0].channel] = np.hstack([zero, zero, eye])
     if not extra:  # pragma: no cover - the mode needs one of them
-        raise ExportError("the Runge-Kutta mode without drag or elevation input", value=None)
+        raise ExportError("the Runge-Kutta mode without drag, elevation input or lines",
+                          value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
-    products = hybrid_rows(sim, [q for q in hybrid if q is not wave], fc_rows, c, h)
+    products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines],
+                           fc_rows, c, h)
     return c, h, products
 
 
@@ -324,13 +335,15 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     # Live: the closure over every value of the tunable parameters (their sparsity union).
     f_any = np.abs(f) + sum((np.abs(d[0]) for _, d in derivatives), np.zeros_like(f))
     g_any = np.abs(g) + sum((np.abs(d[1]) for _, d in derivatives), np.zeros_like(g))
-    keep = np.flatnonzero(live_states(f_any, np.concatenate([g_any, eg], axis=1), y0,
-                                      model.forcing))
+    live = live_states(f_any, np.concatenate([g_any, eg], axis=1), y0, model.forcing)
+    for part in line_parts(sim):  # the kernel writes every line state's derivative
+        live[part.state_slice] = True
+    keep = np.flatnonzero(live)
     one = big_n + m
     cols = np.concatenate([keep, np.arange(big_n, one + 1)])  # [x_live, u, 1]
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
     rk = NativeRK(dt=float(sim.dt), v=vel[:, keep], bl=np.zeros((n, n)), bq=np.zeros(n),
-                  eg=eg[keep], og=c[:, one + 1 :])
+                  eg=eg[keep], og=c[:, one + 1 : one + 1 + 2 * n])
     if viscous is not None:
         rk.has_drag = True
         rk.bl = np.array(viscous.model.linear, dtype=float)
@@ -345,6 +358,8 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         rk.wave_ramp = max(float(wave.ramp_time), 0.0)
     nk = keep.size
     forcing = np.array(model.forcing)[:, keep]
+    lines = native_lines(sim, keep, c[:, one + 1 + 2 * n :]) if (
+        line_parts(sim) or sim.parameters["time_scheme"] != "rk4") else None
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
@@ -352,7 +367,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
-        forcing=forcing,
+        forcing=forcing, lines=lines,
         tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),
                                   df=d[0][np.ix_(keep, keep)], dg=d[1][keep], dc=d[2][:, cols])
                   for name, d in derivatives],

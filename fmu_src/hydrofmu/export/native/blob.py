@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
+from .lines_blob import NativeLines, lines_section
 
 MAGIC = b"HFMUNAT1"
 VERSION = 2
@@ -86,7 +87,9 @@ class NativeModel:
         1 + the index among the Real parameters of the one that scales every sinusoid (the
         wave height: tunable in the native FMU), 0 for none.
     rk
-        The Runge-Kutta mode (drag, the elevation input), or ``None``: exact.
+        The Runge-Kutta mode (drag, the elevation input, lines), or ``None``: exact.
+    lines
+        The Runge-Kutta mode's scheme when not rk4 and its MoorDyn lines, or ``None``.
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
@@ -118,6 +121,7 @@ class NativeModel:
     sine_factor: tuple[NDArray[np.complex128], NDArray[np.float64]] | None = None
     forcing: NDArray[np.complex128] | None = None
     tunables: list[TunableMatrices] = field(default_factory=list)
+    lines: NativeLines | None = None
 
 
 @dataclass
@@ -250,6 +254,8 @@ def write_blob(model: NativeModel) -> bytes:
                               value=tun.index)
         out += [struct.pack("<I", tun.index), _sparse(tun.df, (n, n)),
                 _sparse(tun.dg, (n, m + 1)), _sparse(tun.dc, (p, nz))]
+    # The scheme and the MoorDyn lines (lines_blob.py), last.
+    out.append(lines_section(model.lines, n, p, 0 if model.rk is None else model.rk.bq.size))
     return b"".join(out)
 
 

@@ -116,7 +116,9 @@ static int consistent(const instance *c, double *block) {
          isfinite(*v.rk_time) && *v.grid_index >= 0.0 && *v.grid_index < 9007199254740992.0 &&
          *v.grid_index == floor(*v.grid_index) && *v.hist_pos >= 0.0 &&
          *v.hist_pos == floor(*v.hist_pos) &&
-         (c->md.nk ? *v.hist_pos < (double)c->md.nk : *v.hist_pos == 0.0);
+         (c->md.nk ? *v.hist_pos < (double)c->md.nk : *v.hist_pos == 0.0) &&
+         (!hfn_lines_state_size(c->md.lines) ||
+          (isfinite(*v.si_t) && (*v.si_valid == 0.0 || *v.si_valid == 1.0)));
     for (i = 0; ok && i < c->md.npr; i++)
         ok = (c->md.scale_par == i + 1 || hfn_tunable_index(&c->md, i) >= 0)
                  ? isfinite(v.par_r[i]) && v.par_r[i] >= 0.0

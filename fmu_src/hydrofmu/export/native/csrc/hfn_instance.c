@@ -46,12 +46,14 @@ void hfn_dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     d->hist = p; p += 2 * (size_t)md->nk;
     d->fgrid = p; p += md->nq;
     d->tail = p; p += md->nq;
+    d->si_d = p; d->si_t = p + md->n; d->si_valid = p + md->n + 1;
+    p += hfn_lines_state_size(md->lines);
     d->size = (size_t)(p - block);
 }
 
 size_t hfn_dyn_size(const hfn_model *md) {
     return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr
-           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq;
+           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq + hfn_lines_state_size(md->lines);
 }
 
 /* ------------------------------------------------------------------ logging */

@@ -38,6 +38,8 @@ typedef struct {
      * grid index, the elevation input's history (newest first from hist + hist_pos, twice
      * over so that it is contiguous) and its FIR on the grid and one sample later */
     double *rk_time, *grid_index, *hist_pos, *hist, *fgrid, *tail;
+    /* the semi-implicit scheme's carried derivative (n), its time and validity (0/1) */
+    double *si_d, *si_t, *si_valid;
 } dyn_view;
 
 typedef struct {

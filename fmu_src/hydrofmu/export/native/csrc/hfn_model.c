@@ -336,6 +336,12 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                  &md->og_val) != 0)
         r.bad = 1;
     read_tunables(md, &r);
+    if (!r.bad) { /* the last section: the scheme and the lines (hfn_lines.c) */
+        size_t used = 0;
+        if (hfn_lines_read(&md->lines, r.p, r.left, &used, md->n, md->nout,
+                           md->rk ? md->nq : 0u, md->rk) != 0) r.bad = 1;
+        else { r.p += used; r.left -= used; }
+    }
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
     if (!r.bad && (md->scale_par > md->npr ||
@@ -377,5 +383,6 @@ void hfn_model_free(hfn_model *md) {
     free(md->guid);
     free(md->tun_idx); free(md->tun_ptr); free(md->tun_row); free(md->tun_col);
     free(md->tun_val); free(md->forc_re); free(md->forc_im);
+    hfn_lines_free(md->lines);
     memset(md, 0, sizeof *md);
 }

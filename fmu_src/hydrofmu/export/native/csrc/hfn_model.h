@@ -67,6 +67,7 @@
 #include <stdint.h>
 
 #include "hfn_internal.h"
+#include "hfn_lines.h"
 
 #define HFN_MAGIC "HFMUNAT1"
 #define HFN_VERSION 2u
@@ -114,6 +115,8 @@ typedef struct {
     uint32_t *tun_row, *tun_col;
     double *tun_val;
     double *forc_re, *forc_im; /* k x n */
+    /* the last section: the semi-implicit scheme and the MoorDyn lines (NULL: neither) */
+    hfn_lines_model *lines;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */

@@ -84,6 +84,7 @@ void hfn_compute_outputs(instance *c) {
                  : hfn_ramp_factor(c, *c->d.time)) * *c->d.scale;
     output_sinusoids(c, rf);
     if (md->rk && (md->has_drag || md->has_input)) output_rk_forces(c, s_rk);
+    if (md->lines) hfn_lines_outputs(md->lines, c->d.x, out); /* hfn_lines.c */
     for (i = 0; i < md->nprod; i++)
         out[md->prod_i[i]] = md->prod_c[i] * out[md->prod_j[i]] * out[md->prod_l[i]];
     *c->d.dirty = 0.0;

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "hfn_lines.h"
+#include "hfn_semi.h"
 #include "hfn_waves.h"
 
 double hfn_rk_grid_time(const instance *c) { return *c->d.t0 + *c->d.grid_index * c->md.dt; }
@@ -137,10 +139,11 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                 dy[md->act[i]] += rf * hfn_re_dot(c->cur_xc[0] + (size_t)i * md->k,
                                               c->cur_xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
-    if (md->has_drag || md->has_input) {
-        hfn_rk_forces(c, t, s, y);
+    if (md->has_drag || md->has_input || md->lines) {
+        if (md->has_drag || md->has_input) hfn_rk_forces(c, t, s, y);
         for (i = 0; i < nq; i++)
             c->rk_g[i] = (md->has_drag ? c->rk_gd[i] : 0.0) + (md->has_input ? c->rk_ge[i] : 0.0);
+        if (md->lines) hfn_lines_deriv(md->lines, y, dy, c->rk_g); /* hfn_lines.c */
         for (i = 0; i < n; i++) {
             const double *row = md->EG + (size_t)i * nq;
             double f = 0.0;
@@ -176,6 +179,7 @@ static void rk_step(instance *c, double t, double h, double t_grid) {
         c->pe_re[q] = a * c->rot_re[q] - b * c->rot_im[q];
         c->pe_im[q] = a * c->rot_im[q] + b * c->rot_re[q];
     }
+    if (md->lines && md->lines->si_n) { hfn_si_step(c, t, h, t_grid, rk_deriv); return; }
     rk_deriv(c, t, t - t_grid, y, c->d.p_re, c->d.p_im, k[0]);
     for (i = 0; i < n; i++) c->rk_y[i] = y[i] + h * (0.5 * k[0][i]);
     rk_deriv(c, tm, tm - t_grid, c->rk_y, c->pm_re, c->pm_im, k[1]);
