@@ -23,6 +23,7 @@ struct hfn_line_part {
     double *reals[N_REALS];
     double *work[N_WORK];
     double *PQ, *PV, *deriv;
+    uint32_t *pq_idx, npq; /* the state columns PQ or PV reads (the body's DOFs) */
     int64_t none; /* the kernel's coupled-point index array: none */
     double cp[6], cv[6], f[6];
 };
@@ -170,6 +171,15 @@ static int read_part(lreader *r, hfn_line_part *P, const hfn_lines_model *lm) {
     P->PQ = lr_f64s(r, 6 * (size_t)lm->n);
     P->PV = lr_f64s(r, 6 * (size_t)lm->n);
     if (r->bad || !part_valid(P, lm)) return -1;
+    P->pq_idx = (uint32_t *)calloc((size_t)lm->n + 1, sizeof(uint32_t));
+    if (!P->pq_idx) return -1;
+    for (q = 0; q < lm->n; q++) { /* the columns of PQ and PV with a nonzero */
+        size_t i;
+        int used = 0;
+        for (i = 0; i < 6; i++)
+            used |= P->PQ[i * lm->n + q] != 0.0 || P->PV[i * lm->n + q] != 0.0;
+        if (used) P->pq_idx[P->npq++] = (uint32_t)q;
+    }
     nn = P->sizes[0]; npt = P->sizes[2];
     work[0] = work[1] = work[4] = work[7] = 3 * nn;
     work[2] = work[3] = work[10] = 3 * npt;
@@ -191,7 +201,7 @@ static void free_part(hfn_line_part *P) {
     for (q = 0; q < N_INTS; q++) free(P->ints[q]);
     for (q = 0; q < N_REALS; q++) free(P->reals[q]);
     for (q = 0; q < N_WORK; q++) free(P->work[q]);
-    free(P->PQ); free(P->PV); free(P->deriv);
+    free(P->PQ); free(P->PV); free(P->deriv); free(P->pq_idx);
 }
 
 void hfn_lines_free(hfn_lines_model *lm) {
@@ -261,7 +271,11 @@ static int evaluate(hfn_line_part *P, uint32_t n, const double *y) {
     for (i = 0; i < 6; i++) {
         const double *pq = P->PQ + (size_t)i * n, *pv = P->PV + (size_t)i * n;
         double a = 0.0, b = 0.0;
-        for (k = 0; k < n; k++) { a += pq[k] * y[k]; b += pv[k] * y[k]; }
+        for (k = 0; k < P->npq; k++) {
+            uint32_t col = P->pq_idx[k];
+            a += pq[col] * y[col];
+            b += pv[col] * y[col];
+        }
         q6[i] = a;
         P->cv[i] = b;
     }
