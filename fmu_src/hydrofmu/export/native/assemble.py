@@ -67,9 +67,10 @@ def refusal(sim: Simulator) -> str:
     scheme = sim.parameters["time_scheme"]
     if parts and isinstance(native_scheme(sim), str):
         named = ", ".join(sorted({part.kind for part in parts}))
-        return (f"the native FMU steps the parts that are not linear ({named}) with rk4 or "
-                f"MoorDyn's semi-implicit beuler<N>, midpoint<N> or aca<N>, and time_scheme "
-                f"= '{scheme}'. Fix: set time_scheme = 'rk4' or e.g. 'midpoint5' (the Python "
+        return (f"the native FMU steps the parts that are not linear ({named}: quadratic "
+                "drag, the elevation input, MoorDyn lines) with 'rk4' or MoorDyn's "
+                "semi-implicit 'beuler<N>', 'midpoint<N>' or 'aca<N>', and time_scheme = "
+                f"'{scheme}'. Fix: set time_scheme = 'rk4' or e.g. 'midpoint5' (the Python "
                 "FMU then steps the same scheme), or build the Python FMU (hydrofmu build "
                 "without --native)")
     if parts and isinstance(sim.scheme, (LocalEuler, LocalAdamsBashforth)):
