@@ -28,6 +28,7 @@ from native_helpers import (
     build_pair,
     compare,
     compile_host,
+    fuzz_in_fmpy,
     host_run,
     interface,
     pto_series,
@@ -133,6 +134,15 @@ def test_sanitizers_find_nothing_with_lines(unpacked: dict[str, Any], tmp_path: 
         assert proc.returncode == 0, (mode, proc.stdout[-2000:], proc.stderr[-4000:])
         assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr
         assert proc.stdout.strip().endswith("OK")
+
+
+def test_seeded_fmi_calls_in_fmpy_with_lines(moored: tuple[Path, Path],
+                                             tmp_path: Path) -> None:
+    """The seeded sequence of FMI calls (in and out of range, states saved and restored)
+    through fmpy on the lines model: every status is the state machine's, no crash."""
+    out = fuzz_in_fmpy(moored[1], 2000, 20261127, tmp_path)
+    assert "failure" not in out, out
+    assert out["steps"] > 50 and out["restored"] > 20, out
 
 
 def test_no_allocation_while_stepping_lines(unpacked: dict[str, Any], tmp_path: Path) -> None:
