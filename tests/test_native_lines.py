@@ -110,6 +110,23 @@ def test_time_scheme_in_the_description_is_the_file_s(moored: tuple[Path, Path])
     assert 'start="midpoint5"' in head[:head.index("</ScalarVariable>")]
 
 
+def test_c_host_runs_the_lines_without_libpython(moored: tuple[Path, Path],
+                                                unpacked: dict[str, Any],
+                                                tmp_path: Path) -> None:
+    """A C host dlopens the lines model's binary, steps it with no libpython in its process,
+    and gets fmpy's outputs of the same binary bit for bit (same code, same inputs)."""
+    host = compile_host(tmp_path / "native_host")
+    proc = host_run(host, "run", unpacked, 0.1, 100)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    assert "MAPS libpython=0" in proc.stdout
+    rows = np.array([[float(x) for x in line.split()[2:]]
+                     for line in proc.stdout.splitlines() if line.startswith("Y ")])
+    t = 0.1 * np.arange(100)  # the host's input, 1e5 sin(0.3 t), at each step's start
+    values = [float(v) for v in 1e5 * np.sin(0.3 * t)]
+    ref = np.array(run(moored[1], PTO[0], values, 0.1, tmp_path)["rows"])[1:]
+    np.testing.assert_array_equal(rows, ref)
+
+
 def test_rollback_and_serialized_state_bit_identical(unpacked: dict[str, Any],
                                                       tmp_path: Path) -> None:
     """The C host's misuse cases on the lines model: every refusal, a rollback through
