@@ -36,6 +36,7 @@ from ...runtime.linear.lti import discretize, particular_solution, quantized_ste
 from ...runtime.linear.model import LinearModel, assemble
 from ...runtime.parts.part import Part
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
+from ...runtime.schemes.local import LocalAdamsBashforth, LocalEuler
 from ...runtime.simulator.outputs import OutputMap, map_rows
 from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
@@ -44,6 +45,14 @@ from .convolution_blob import (
     native_convolution,
     native_tableau,
     scheme_refusal,
+)
+from .lines_blob import (
+    LINE_KINDS,
+    NativeScheme,
+    line_parts,
+    native_lines,
+    native_scheme,
+    part_refusal,
 )
 from .output_rows import FIX, hybrid_rows, sine_factor
 
@@ -62,27 +71,41 @@ def _not_linear(sim: Simulator) -> list[Part]:
 def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
     parts = _not_linear(sim)
-    reasons = [part.why_not_linear() for part in parts if part.kind not in RK4_KINDS
+    reasons = [part.why_not_linear() for part in parts
+               if part.kind not in RK4_KINDS + LINE_KINDS
                or (part.kind == "radiation" and convolution_model(part) is None)]
+    reasons += [why for why in map(part_refusal, parts) if why]
     method = sim.added_mass_method
     if method != "implicit":
         reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
     if reasons:
         return ("the native FMU steps the linear model, with quadratic drag, the elevation "
-                "input and convolution radiation by an explicit Runge-Kutta scheme, and these "
-                "parts are none of them: " + "; ".join(reasons) + ". Fix: " + FIX)
+                "input, convolution radiation and MoorDyn lines by the Runge-Kutta mode, and "
+                "these parts are none of them: " + "; ".join(reasons) + ". Fix: " + FIX)
     scheme = sim.parameters["time_scheme"]
-    if parts and native_tableau(sim) is None:
+    tableau, semi = native_tableau(sim), native_scheme(sim)
+    if parts and tableau is None and not isinstance(semi, NativeScheme):
         named = ", ".join(sorted({part.kind for part in parts}))
-        return (f"the native FMU steps the parts that are not linear ({named}: quadratic drag, "
-                "the elevation input, convolution radiation) with an explicit Runge-Kutta "
-                f"scheme ('euler', 'rk2heun', 'rk2', 'rk3', 'rk4'), and time_scheme = "
-                f"'{scheme}'. Fix: set time_scheme = 'rk4' (the Python FMU then steps the "
-                "same scheme), or build the Python FMU (hydrofmu build --python)")
-    why = scheme_refusal(sim, linear=not parts)
-    if why:
-        return why
-    if native_tableau(sim) is not None and sim.partition is not None:
+        return (f"the native FMU steps the parts that are not linear ({named}: quadratic "
+                "drag, the elevation input, convolution radiation, MoorDyn lines) with an "
+                "explicit Runge-Kutta scheme ('euler', 'rk2heun', 'rk2', 'rk3', 'rk4') or "
+                "MoorDyn's semi-implicit 'beuler<N>', 'midpoint<N>' or 'aca<N>', and "
+                f"time_scheme = '{scheme}'. Fix: set time_scheme = 'rk4' or e.g. 'midpoint5' "
+                "(the Python FMU then steps the same scheme), or build the Python FMU "
+                "(hydrofmu build --python)")
+    if isinstance(semi, NativeScheme) and any(
+            convolution_model(part) is not None for part in parts):
+        return (f"the native FMU steps convolution radiation with an explicit Runge-Kutta "
+                f"scheme only, and time_scheme = '{scheme}' (semi-implicit). Fix: set "
+                "time_scheme = 'rk4', or radiation = 'state_space', or build the Python FMU "
+                "(hydrofmu build --python)")
+    if not parts:
+        why = scheme_refusal(sim, linear=True)
+        if why:
+            return why
+    if (tableau is not None or parts) and (
+            sim.partition is not None
+            or isinstance(sim.scheme, (LocalEuler, LocalAdamsBashforth))):
         return ("the native FMU takes one internal step for the whole state; this model "
                 "runs local time steps. Fix: " + FIX)
     return ""
@@ -250,7 +273,8 @@ def native_model(sim: Simulator, step: float, tunable: Sequence[str] = ()) -> Na
         else:
             derivatives.append((name, got))
     model = assemble(sim.assembly)
-    if native_tableau(sim) is not None:  # the configured explicit Runge-Kutta scheme
+    if native_tableau(sim) is not None or nonlinear:  # the configured explicit Runge-Kutta
+        # scheme, or (with parts that are not linear) a semi-implicit one (refusal: checked)
         return _rk_model(sim, model, nonlinear, base, derivatives)
     n_state = sim.y.size
     f, g = base.f, base.g
@@ -310,7 +334,13 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
     and the products."""
     n = sim.n
     viscous, wave, conv = _rk_parts(nonlinear)
-    blocks = 3 if conv is not None else 2
+    lines = line_parts(sim)
+    order: list[Part | None] = [viscous, wave]
+    if conv is not None:
+        order.append(conv)
+    if lines:
+        order.append(lines[0])
+    blocks = len(order)
     extra: dict[str | None, NDArray] = {}
 
     def column(block: int) -> NDArray:
@@ -318,13 +348,15 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
         e[:, block * n:(block + 1) * n] = np.eye(n)
         return e
 
-    for block, part in enumerate((viscous, wave, conv)):
+    for block, part in enumerate(order):
         if part is not None:
             extra[part.channel] = extra.get(part.channel, 0.0) + column(block)
     if not extra:  # pragma: no cover - the mode needs one of them
-        raise ExportError("the Runge-Kutta mode without drag or elevation input", value=None)
+        raise ExportError("the Runge-Kutta mode without drag, elevation input or lines",
+                          value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
-    products = hybrid_rows(sim, [q for q in hybrid if q is not wave], fc_rows, c, h)
+    products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines],
+                           fc_rows, c, h)
     return c, h, products
 
 
@@ -347,12 +379,14 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     # Live: the closure over every value of the tunable parameters (their sparsity union).
     f_any = np.abs(f) + sum((np.abs(d[0]) for _, d in derivatives), np.zeros_like(f))
     g_any = np.abs(g) + sum((np.abs(d[1]) for _, d in derivatives), np.zeros_like(g))
-    keep = np.flatnonzero(live_states(f_any, np.concatenate([g_any, eg], axis=1), y0,
-                                      model.forcing))
+    live = live_states(f_any, np.concatenate([g_any, eg], axis=1), y0, model.forcing)
+    for part in line_parts(sim):  # the kernel writes every line state's derivative
+        live[part.state_slice] = True
+    keep = np.flatnonzero(live)
     one = big_n + m
     cols = np.concatenate([keep, np.arange(big_n, one + 1)])  # [x_live, u, 1]
     rows = np.flatnonzero(np.any(h != 0.0, axis=1))
-    extra = c[:, one + 1 :]  # [drag, exc(, conv)] (none for a linear model)
+    extra = c[:, one + 1 :]  # [drag, exc(, conv)(, lines)] (none for a linear model)
     og = extra[:, : 2 * n] if extra.shape[1] else np.zeros((c.shape[0], 2 * n))
     rk = NativeRK(dt=float(sim.dt), v=vel[:, keep], bl=np.zeros((n, n)), bq=np.zeros(n),
                   eg=eg[keep], og=og)
@@ -370,6 +404,11 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         rk.wave_ramp = max(float(wave.ramp_time), 0.0)
     nk = keep.size
     forcing = np.array(model.forcing)[:, keep]
+    # after [drag, exc]: the convolution force's block, then the lines' (as _rk_rows)
+    conv_cols = extra[:, 2 * n : 3 * n] if conv is not None else None
+    at = 3 * n if conv is not None else 2 * n
+    lines = native_lines(sim, keep, extra[:, at : at + n]) if (
+        line_parts(sim) or isinstance(native_scheme(sim), NativeScheme)) else None
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
@@ -377,9 +416,9 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
-        forcing=forcing, tableau=native_tableau(sim),
+        forcing=forcing, tableau=native_tableau(sim), lines=lines,
         conv=None if conv is None else native_convolution(
-            convolution_model(conv), vel[:, keep], extra[:, 2 * n :]),
+            convolution_model(conv), vel[:, keep], conv_cols),
         tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),
                                   df=d[0][np.ix_(keep, keep)], dg=d[1][keep], dc=d[2][:, cols])
                   for name, d in derivatives],

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
+from .lines_blob import NativeLines, lines_section
 
 MAGIC = b"HFMUNAT1"
 VERSION = 3
@@ -91,7 +92,9 @@ class NativeModel:
         1 + the index among the Real parameters of the one that scales every sinusoid (the
         wave height: tunable in the native FMU), 0 for none.
     rk
-        The Runge-Kutta mode (drag, the elevation input), or ``None``: exact.
+        The Runge-Kutta mode (drag, the elevation input, lines), or ``None``: exact.
+    lines
+        The Runge-Kutta mode's scheme when not rk4 and its MoorDyn lines, or ``None``.
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
@@ -129,6 +132,7 @@ class NativeModel:
     tunables: list[TunableMatrices] = field(default_factory=list)
     conv: NativeConvolution | None = None
     tableau: NativeTableau | None = None
+    lines: NativeLines | None = None
 
 
 @dataclass
@@ -264,6 +268,8 @@ def write_blob(model: NativeModel) -> bytes:
     # The Runge-Kutta mode's convolution radiation and explicit tableau (or two zeros).
     q = 0 if model.rk is None else model.rk.bq.size
     out += scheme_section(model.conv, model.tableau, q, p)
+    # The scheme's semi-implicit family and the MoorDyn lines (lines_blob.py).
+    out.append(lines_section(model.lines, n, p, q))
     # Sections other features append go here, before the trailer.
     return seal(b"".join(out))
 

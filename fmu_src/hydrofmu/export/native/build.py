@@ -52,7 +52,7 @@ from ...runtime.simulator.simulator import Simulator
 from ..names import model_name_problem, sanitize_model_name
 from .assemble import native_model, refusal
 from .blob import write_blob
-from .compile import RUNTIME_DIR, SOURCES, compile_all
+from .compile import SOURCES, compile_all, source_file
 from .description import model_description, native_model_description
 
 #: Model file of the native runtime inside ``resources``.
@@ -224,9 +224,11 @@ def build_native_fmu(
     tunable = ((SCALE_PARAMETER,) if scalable(sim) else ()) + tuple(
         t.name for t in model.tunables)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
+    scheme = ("exact" if model.rk is None else model.tableau.name
+              if model.tableau is not None else model.lines.scheme.label
+              if model.lines is not None and model.lines.scheme is not None else "rk4")
     xml = native_model_description(model_description(bodies, config, model_name, description),
-                                   model_name, tunable,
-                                   "exact" if model.tableau is None else model.tableau.name)
+                                   model_name, tunable, scheme)
     params = parameter_values(xml, sim.u.size, model.c.shape[0])
     model.real_parameters = params["real"]
     model.int_parameters = params["int"]
@@ -247,7 +249,7 @@ def build_native_fmu(
             for member, path in binaries.items():
                 z.write(path, member)
             for name in SOURCES:
-                z.write(RUNTIME_DIR / name, f"sources/{name}")
+                z.write(source_file(name), f"sources/{name}")
         if validate:
             from fmpy.validation import validate_fmu
 

@@ -21,10 +21,13 @@
 #define HF_LINE_KERNEL_ABI 3
 #endif
 
+/* The native FMU includes this file with HF_EXPORT defined (its symbols hidden there). */
+#ifndef HF_EXPORT
 #if defined(_WIN32)
 #define HF_EXPORT __declspec(dllexport)
 #else
 #define HF_EXPORT __attribute__((visibility("default")))
+#endif
 #endif
 
 typedef struct hf_lines {

@@ -445,10 +445,12 @@ static fmi2Status step_rk(instance *c, double t, double h) {
     if (rc != 0) {
         memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
         hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s failed: "
-                "the solution diverges at t = %.6g s with time scheme 'rk4' (h = %.3g s, "
+                "the solution diverges at t = %.6g s with time scheme '%s' (h = %.3g s, "
                 "|state| = %.3g > %g); rebuild the FMU with a smaller max_internal_step, and "
                 "check the mass, stiffness and damping data; the state stays at the start of "
-                "the step", t, h, t_fail, h_fail, big, md->div_limit);
+                "the step", t, h, t_fail,
+                md->lines && md->lines->si_n ? "semi-implicit (time_scheme)" : "rk4", h_fail,
+                big, md->div_limit);
         return fmi2Discard;
     }
     *c->d.time = t + h;

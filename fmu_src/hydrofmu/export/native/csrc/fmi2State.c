@@ -189,7 +189,9 @@ static int consistent(const instance *c, double *block) {
          *v.grid_index == floor(*v.grid_index) && *v.hist_pos >= 0.0 &&
          *v.hist_pos == floor(*v.hist_pos) &&
          (md->nk ? *v.hist_pos < (double)md->nk : *v.hist_pos == 0.0) &&
-         hfn_conv_consistent(md, &v);
+         hfn_conv_consistent(md, &v) &&
+         (!hfn_lines_state_size(md->lines) ||
+          (isfinite(*v.si_t) && (*v.si_valid == 0.0 || *v.si_valid == 1.0)));
     if (ok && md->rk && *v.phase >= (double)ST_STEP) {
         /* the simulator's time within a quarter internal step of the FMU's, the newest grid
          * time at most one internal step before it */

@@ -53,12 +53,15 @@ void hfn_dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     d->conv_pos = p; d->conv_hist = p + (md->has_conv ? 1 : 0);
     d->conv_g = d->conv_hist + 2 * (size_t)md->conv_nc * md->conv_nk;
     p += hfn_conv_state_size(md);
+    d->si_d = p; d->si_t = p + md->n; d->si_valid = p + md->n + 1;
+    p += hfn_lines_state_size(md->lines);
     d->size = (size_t)(p - block);
 }
 
 size_t hfn_dyn_size(const hfn_model *md) {
     return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr
-           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq + hfn_conv_state_size(md);
+           + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq + hfn_conv_state_size(md) +
+           hfn_lines_state_size(md->lines);
 }
 
 /* ------------------------------------------------------------------ logging */
@@ -211,7 +214,8 @@ void hfn_instance_free(instance *c) {
         double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
                         c->rk_g, c->rk_gd, c->rk_ge, c->rk_v, c->rk_save, c->pe_re,
                         c->pe_im, c->rk_g2, c->p3,
-                        c->sv, c->rk_stage, c->conv_work};
+                        c->sv, c->rk_stage, c->conv_work, c->pm_re, c->pm_im,
+                        c->rh_re, c->rh_im};
         for (q = 0; q < (int)(sizeof rk / sizeof rk[0]); q++) free(rk[q]);
     }
     free(c->par_i);
@@ -243,6 +247,7 @@ void hfn_reset_values(instance *c) {
     for (i = 0; i < md->npi; i++) c->par_i[i] = md->par_i[i];
     for (i = 0; i < md->nps; i++) { free(c->par_s[i]); c->par_s[i] = dup_string(md->par_s[i]); }
     c->cache_h = -1.0; c->cache_hq = -1.0; c->rot_h = -1.0; c->rot2_h = -1.0;
+    c->rh_h = -1.0;
     c->rot_ramp_re = 1.0; c->rot_ramp_im = 0.0;
     c->cur_fused = NULL;
     /* the blob's matrices; hfn_tunables_current() rebuilds them when a value differs */
@@ -291,13 +296,17 @@ static int alloc_rk_work(instance *c) {
     c->rk_save = (double *)calloc(hfn_dyn_size(md), sizeof(double));
     c->pe_re = (double *)calloc(k1, sizeof(double));
     c->pe_im = (double *)calloc(k1, sizeof(double));
+    c->pm_re = (double *)calloc(k1, sizeof(double));
+    c->pm_im = (double *)calloc(k1, sizeof(double));
+    c->rh_re = (double *)calloc(k1, sizeof(double));
+    c->rh_im = (double *)calloc(k1, sizeof(double));
     c->p3 = (double *)calloc(6 * k1, sizeof(double));
     c->sv = (double *)calloc((size_t)md->nfac + 1, sizeof(double));
     c->rk_stage = (double *)calloc(16 * k1, sizeof(double));
     if (!c->rk_stage || hfn_conv_alloc(c) != 0) return -1;
     return (!c->rk_k[0] || !c->rk_k[1] || !c->rk_k[2] || !c->rk_k[3] || !c->rk_y || !c->rk_b ||
             !c->rk_g || !c->rk_gd || !c->rk_ge || !c->rk_v || !c->rk_g2 || !c->rk_save ||
-            !c->pe_re || !c->pe_im ||
+            !c->pe_re || !c->pe_im || !c->pm_re || !c->pm_im || !c->rh_re || !c->rh_im ||
             !c->p3 || !c->sv) ? -1 : 0;
 }
 

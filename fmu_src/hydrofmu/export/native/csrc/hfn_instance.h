@@ -41,6 +41,8 @@ typedef struct {
     /* the convolution radiation (hfn_conv.h): the ring position, the velocity history
      * (nc columns of 2 nk) and the grid sums G_0, G_1 (2 nq) */
     double *conv_pos, *conv_hist, *conv_g;
+    /* the semi-implicit scheme's carried derivative (n), its time and validity (0/1) */
+    double *si_d, *si_t, *si_valid;
 } dyn_view;
 
 typedef struct {
@@ -65,6 +67,8 @@ typedef struct {
     double rot2_h; /* the step the stages' rotations (rk_stage) are for */
     double *rk_stage; /* per stage of the tableau: rotation re, im and phasor re, im (k+1) */
     double *conv_work, conv_sn; /* the convolution's work (hfn_conv.c), the step's sn */
+    double *pm_re, *pm_im, *rh_re, *rh_im; /* semi-implicit: the phasors at t + h/2 and the */
+    double rh_h;                           /* half step's rotation, for this step length */
     int32_t step_limit_index; /* the Integer parameter max_internal_steps_per_call, -1: none */
     /* The matrices in use: the blob's, or rebuilt for the tunable matrix parameters' current
      * values (tun_built; a function of them only, so a restored FMU state rebuilds the same

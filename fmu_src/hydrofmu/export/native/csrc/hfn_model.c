@@ -331,7 +331,9 @@ static void read_scheme(hfn_model *md, reader *r) {
             r->bad = 1;
     }
     if (!r->bad) md->stages = rd_u32(r);
-    if (!r->bad && (md->rk ? md->stages < 1u || md->stages > 4u : md->stages != 0u)) r->bad = 1;
+    /* 0 in the Runge-Kutta mode: a semi-implicit scheme (the lines section's; checked
+     * there) */
+    if (!r->bad && (md->rk ? md->stages > 4u : md->stages != 0u)) r->bad = 1;
     if (r->bad || !md->stages) return;
     md->tab_a = rd_array(r, (size_t)md->stages * md->stages);
     md->tab_b = rd_array(r, md->stages);
@@ -449,6 +451,12 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         r.bad = 1;
     read_tunables(md, &r);
     read_scheme(md, &r);
+    if (!r.bad) { /* the last section: the scheme and the lines (hfn_lines.c) */
+        size_t used = 0;
+        if (hfn_lines_read(&md->lines, r.p, r.left, &used, md->n, md->nout,
+                           md->rk ? md->nq : 0u, md->rk) != 0) r.bad = 1;
+        else { r.p += used; r.left -= used; }
+    }
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
     if (!r.bad && (md->scale_par > md->npr ||
@@ -457,6 +465,10 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
     if (!r.bad) active_columns(md, &r);
     if (!r.bad && /* the output map's nonzeros by row: most outputs read a few entries */
         csr_rows(md->C, md->nout, md->nz, &md->c_ptr, &md->c_idx, &md->c_val) != 0)
+        r.bad = 1;
+    /* the Runge-Kutta mode steps a tableau or a semi-implicit scheme: one of them */
+    if (!r.bad && md->rk &&
+        (md->stages ? (md->lines && md->lines->si_n) : !(md->lines && md->lines->si_n)))
         r.bad = 1;
     /* Sections appended after the tunables are read here, in the order blob.py writes
      * them (each with the cursor's checked reads). */
@@ -501,5 +513,6 @@ void hfn_model_free(hfn_model *md) {
     free(md->tun_val); free(md->forc_re); free(md->forc_im);
     free(md->conv_dof); free(md->conv_row); free(md->conv_col); free(md->oc_ptr);
     free(md->oc_idx);
+    hfn_lines_free(md->lines);
     memset(md, 0, sizeof *md);
 }

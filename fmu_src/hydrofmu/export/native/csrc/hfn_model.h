@@ -52,9 +52,30 @@
  *     (the DOF of the force), pair_col[npair] (the column among nc); f64 K[npair*(nk+2)]
  *     (each entry's K(j dt), j = 0..nk+1, the last two 0); OC[nout*nq] (the outputs of the
  *     convolution force);
- *     u32 stages (0 in the exact mode; 1..4 in the Runge-Kutta mode: the explicit
- *     Runge-Kutta scheme the configuration names), then f64 A[stages*stages] (strictly
+ *     u32 stages (0 in the exact mode and for a semi-implicit scheme; 1..4 in the
+ *     Runge-Kutta mode: the explicit Runge-Kutta scheme the configuration names), then f64 A[stages*stages] (strictly
  *     lower triangular), B[stages], C[stages].
+ *   then (hfn_lines.c reads it; export/native/lines_blob.py writes it), the
+ *   Runge-Kutta mode's scheme and its MoorDyn lines:
+ *     u32 si: 0 for an explicit tableau (stages above), else N of MoorDyn's semi-implicit
+ *     scheme (stages 0), then u32 family (1 beuler, 2 midpoint, 3 aca) and f64 relax[N-1] (the relaxation weight of the previous iterate
+ *     at iterations 0 .. N-2); u32 nparts (MoorDyn files, one body each); if nparts > 0:
+ *     OL[nout*nq] (the outputs of the lines' DOF forces), then per part:
+ *       u32 n_nodes, n_internal, n_points, n_free, n_lines, n_seg, n_groups,
+ *       n_group_points, has_seabed; u32 state0 (its first state among the n), dof0 (its
+ *       body's first DOF), out_row (its first tension output: fairlead, anchor per line);
+ *       f64 g, rho, depth, kbot, cbot, ref[3] (the body's reference point in the file);
+ *       i32 internal[n_internal], node_kind[n_nodes], node_left[n_nodes],
+ *       node_right[n_nodes], end_nodes[2 n_lines], end_points[2 n_lines], seg0[n_seg],
+ *       seg1[n_seg], free_points[n_free], point_free[n_points], group_k[n_groups],
+ *       group_start[n_groups + 1], group_points[n_group_points] (the kernel's struct
+ *       hf_lines; the last group is the body's: its coupled points relative to ref);
+ *       f64 l0[n_seg], pair_l0, pair_ea_l0, pair_ba_l0, pair_fake [n_nodes - 1 each],
+ *       n_len, n_m, n_d, n_area, n_can, n_cat, cdn_d, cdt_d, a_full, b_full, wz_full,
+ *       cn_full, ct_full [n_nodes each], point_r0[3 n_points], point_mass, point_volume,
+ *       point_cda, point_ca [n_points each], group_pose[6 n_groups];
+ *       PQ[6*n], PV[6*n] (the body's 6 DOF displacements and velocities from the state).
+ *     Every index is range-checked at reading (no blob makes the kernel read out of bounds).
  *   then the sections other features append (each a u32 flag, then its data);
  *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
@@ -68,14 +89,19 @@
  * (X holds the sinusoids' forcing then, not a particular solution), g_exc the FIR of the
  * elevation input's history on the grid (linear in between), g_conv the radiation memory
  * (hfn_conv.h), and adds OG [g_drag; g_exc], OC g_conv and the previewed elevation to the
- * outputs.
+ * outputs. With MoorDyn lines, the line kernel writes the line states' derivative and the
+ * lines' DOF forces join g (hfn_lines.c), their outputs OL and the tensions follow; with a
+ * semi-implicit scheme (midpoint5) the internal step is hfn_semi.c's instead of the
+ * tableau's, its carried derivative in the dynamic state.
  *
  * The runtime's files, each with its header: hfn_model (this blob and its reader),
  * hfn_linalg (e^A, the exact discretisation, complex solves), hfn_instance (an instance:
  * its dynamic state, logging, the FMI state machine), hfn_waves (phasors and ramps),
  * hfn_tunables (the tunable matrix parameters), hfn_exact (the exact stepper), hfn_rk (the
- * Runge-Kutta mode), hfn_conv (the convolution radiation), hfn_outputs (the output map), fmi2Functions.c (the FMI 2.0 face) and
- * fmi2State.c (FMU states, their serialization).
+ * Runge-Kutta mode), hfn_conv (the convolution radiation), hfn_lines (the MoorDyn lines
+ * through runtime/moorings/line_kernel.c), hfn_semi (the semi-implicit schemes), hfn_outputs
+ * (the output map), fmi2Functions.c (the FMI 2.0 face) and fmi2State.c (FMU states, their
+ * serialization).
  */
 #ifndef HFN_MODEL_H
 #define HFN_MODEL_H
@@ -84,6 +110,7 @@
 #include <stdint.h>
 
 #include "hfn_internal.h"
+#include "hfn_lines.h"
 
 #define HFN_MAGIC "HFMUNAT1"
 #define HFN_VERSION 3u
@@ -144,6 +171,8 @@ typedef struct {
     double *oc_val;
     uint32_t stages;
     double *tab_a, *tab_b, *tab_c;
+    /* the last section: the semi-implicit scheme and the MoorDyn lines (NULL: neither) */
+    hfn_lines_model *lines;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */

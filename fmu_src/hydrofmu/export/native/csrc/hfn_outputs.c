@@ -86,6 +86,7 @@ void hfn_compute_outputs(instance *c) {
     output_sinusoids(c, rf);
     if (md->rk && (md->has_drag || md->has_input)) output_rk_forces(c, s_rk);
     if (md->rk && md->has_conv) hfn_conv_outputs(c, s_rk);
+    if (md->lines) hfn_lines_outputs(md->lines, c->d.x, out); /* hfn_lines.c */
     for (i = 0; i < md->nprod; i++)
         out[md->prod_i[i]] = md->prod_c[i] * out[md->prod_j[i]] * out[md->prod_l[i]];
     *c->d.dirty = 0.0;

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "hfn_conv.h"
+#include "hfn_lines.h"
+#include "hfn_semi.h"
 #include "hfn_waves.h"
 
 double hfn_rk_grid_time(const instance *c) { return *c->d.t0 + *c->d.grid_index * c->md.dt; }
@@ -139,14 +141,15 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                 dy[md->act[i]] += rf * hfn_re_dot(c->cur_xc[0] + (size_t)i * md->k,
                                               c->cur_xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
-    if (md->has_drag || md->has_input || md->has_conv) {
-        hfn_rk_forces(c, t, s, y);
+    if (md->has_drag || md->has_input || md->has_conv || md->lines) {
+        if (md->has_drag || md->has_input) hfn_rk_forces(c, t, s, y);
         for (i = 0; i < nq; i++)
             c->rk_g[i] = (md->has_drag ? c->rk_gd[i] : 0.0) + (md->has_input ? c->rk_ge[i] : 0.0);
         if (md->has_conv) {
             const double *fc = hfn_conv_force(c, s, y);
             for (i = 0; i < nq; i++) c->rk_g[i] += fc[i];
         }
+        if (md->lines) hfn_lines_deriv(md->lines, y, dy, c->rk_g); /* hfn_lines.c */
         for (i = 0; i < n; i++) {
             const double *row = md->EG + (size_t)i * nq;
             double f = 0.0;
@@ -203,6 +206,20 @@ static void rk_step(instance *c, double t, double h, double t_grid) {
         double a = c->d.p_re[q], b = c->d.p_im[q];
         c->pe_re[q] = a * c->rot_re[q] - b * c->rot_im[q];
         c->pe_im[q] = a * c->rot_im[q] + b * c->rot_re[q];
+    }
+    if (md->lines && md->lines->si_n) { /* semi-implicit: the phasors at t + h/2 too */
+        if (hr != c->rh_h) {
+            for (q = 0; q < md->k; q++)
+                hfn_cos_sin(md->omega[q] * (0.5 * hr), &c->rh_re[q], &c->rh_im[q]);
+            c->rh_h = hr;
+        }
+        for (q = 0; q < md->k; q++) {
+            double a = c->d.p_re[q], b = c->d.p_im[q];
+            c->pm_re[q] = a * c->rh_re[q] - b * c->rh_im[q];
+            c->pm_im[q] = a * c->rh_im[q] + b * c->rh_re[q];
+        }
+        hfn_si_step(c, t, h, t_grid, rk_deriv);
+        return;
     }
     if (md->has_conv) hfn_conv_step_start(c, t - t_grid, y);
     for (st = 0; st < ns; st++) {
