@@ -93,7 +93,7 @@ def _build(args: argparse.Namespace) -> int:
                                 model_name=args.name, overwrite=args.force,
                                 **({} if native else {"link_libpython": args.link_libpython}))
     if not native:
-        from ..export.native.assemble import refusal
+        from ..export.native.refusal import refusal
         from ..runtime.simulator.simulator import Simulator
 
         # the model in memory, not the FMU's payload
