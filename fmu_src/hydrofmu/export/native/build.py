@@ -51,10 +51,10 @@ from ...runtime.parameters.table import ParameterSpec, config_value
 from ...runtime.simulator.simulator import Simulator
 from ..names import model_name_problem, sanitize_model_name
 from .assemble import native_model
-from .refusal import refusal
 from .blob import write_blob
 from .compile import SOURCES, compile_all, source_file
 from .description import model_description, native_model_description
+from .refusal import refusal
 
 #: Model file of the native runtime inside ``resources``.
 NATIVE_MODEL_FILE = "model.bin"
