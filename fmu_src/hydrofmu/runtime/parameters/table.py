@@ -76,9 +76,10 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
     # (false: only each body's own blocks, WEC-Sim's default).
     "multibody": {"b2b": True},
-    # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
-    # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
-    "export": {"runtime": "python"},
+    # runtime: "auto" (the native FMU whenever the model allows, else the Python FMU),
+    # "native" (the model stepped in C, no Python at run time: hydrofmu.export.native; as
+    # `hydrofmu build --native`) or "python" (the pythonfmu FMU; as `--python`).
+    "export": {"runtime": "auto"},
 }
 
 
