@@ -146,11 +146,15 @@ def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = No
                      runtime: tuple[str | None, str | None] = (None, None)):
     """Build the model's FMU (native whenever the model allows, as ``build``) and
     simulate ``[simulation]`` with fmpy: ``(fmu, result, units)``."""
+    import fmpy
+
     from ..cosim.fmpy_run import output_units, simulate
 
     fmu = fmu_path or workdir / f"{name}.fmu"
+    # A temporary FMU runs here only: a native one holds this platform's binary alone.
+    only_here = {} if fmu_path else {"platforms": (fmpy.platform,)}
     _build_with_progress(model, fmu, progress=progress, runtime=runtime, model_name=name,
-                         overwrite=fmu_path is None)
+                         overwrite=fmu_path is None, **only_here)
     sim = model.config["simulation"]
     result = simulate(
         fmu,
