@@ -111,33 +111,41 @@ def choose_runtime(bodies: Sequence[HydroData], config: dict[str, Any],
     if wanted == "python":
         return RuntimeChoice(False, f"built the Python FMU, as {who} asks{over} (it needs a "
                              "Python with numpy where it runs)")
-    why = _native_refusal(bodies, config, parts)
+    why, scheme = _native_refusal(bodies, config, parts)
     if wanted == "native":
         if why:
             raise ExportError(f"the native FMU was asked for ({who}) and cannot be built: "
                               f"{why}. The Python FMU can: hydrofmu build --python, "
                               "Model.build_fmu(native=False)", value=wanted)
-        return RuntimeChoice(True, f"built the native FMU, as {who} asks{over}")
+        return RuntimeChoice(True, f"built the native FMU, as {who} asks{over}{scheme}")
     if why:
         return RuntimeChoice(False, f"built the Python FMU (needs a Python with numpy where it "
                              f"runs): the native FMU cannot be built: {why}")
     return RuntimeChoice(True, "built the native FMU (no Python at run time: C/C++ hosts, "
-                         "OpenModelica, Simulink); --python builds the Python FMU")
+                         f"OpenModelica, Simulink); --python builds the Python FMU{scheme}")
 
 
 def _native_refusal(bodies: Sequence[HydroData], config: dict[str, Any],
-                    parts: Sequence[Any]) -> str:
-    """Why the native FMU cannot be built ("" when it can): user parts, a part the native
-    runtime cannot step, no compiler."""
+                    parts: Sequence[Any]) -> tuple[str, str]:
+    """Why the native FMU cannot be built ("" when it can: user parts, a part the native
+    runtime cannot step, no compiler), and what the note says of its time scheme (the
+    native runtime steps a linear model exactly whatever ``time_scheme`` says)."""
     if parts:
         named = [getattr(p[0] if isinstance(p, tuple) else p, "__name__", repr(p))
                  for p in parts]
-        return f"the model has user parts, which run in Python only ({', '.join(named)})"
-    why = refusal(Simulator(list(bodies), config, {}))
+        return f"the model has user parts, which run in Python only ({', '.join(named)})", ""
+    sim = Simulator(list(bodies), config, {})
+    why = refusal(sim)
     if why:
-        return why
+        return why, ""
     platforms, note = default_platforms()
-    return "" if platforms else note
+    configured = str(config_value(config, "simulation", "time_scheme"))
+    linear = all(part.linear_system() is not None for part in sim.parts)
+    scheme = (f"; it steps this linear model exactly (time_scheme = exact), where the "
+              f"configuration says time_scheme = '{configured}': its outputs differ from the "
+              f"Python FMU's by that scheme's truncation error (--python steps "
+              f"'{configured}')" if linear and configured != "exact" else "")
+    return ("" if platforms else note), scheme
 
 
 def payload_model(bodies: Sequence[HydroData], config: dict[str, Any]
