@@ -17,8 +17,13 @@ Usage (from the repository root)::
     .venv/bin/python build_scripts/wine_check.py                    # OSWEC and sphere
     .venv/bin/python build_scripts/wine_check.py --fmu MODEL.fmu --input "float.F_pto[3]"
 
-Exit status 0 when every output agrees to ``--rtol`` of its peak (default 0: bit-identical),
-1 otherwise, 2 when a tool is missing.
+Exit status 0 when every output agrees to ``--rtol`` of its peak, 1 otherwise, 2 when a
+tool is missing. The default 1e-13: the two C libraries' ``sin``, ``cos`` and ``exp``
+(glibc; MinGW-w64's msvcrt) may differ in their last bit, and the runtime sums and solves
+with them; measured by hand (2000 steps of 0.1 s, PTO input changing every step): the
+sphere with state space 121,997 of 122,000 values bit-identical, largest difference
+1.65e-16 of the output's peak; the OSWEC 246,879 of 262,000, largest 1.7e-15
+(``base.F_constraint[2]``, a reaction force, the difference of large terms).
 """
 
 from __future__ import annotations
@@ -203,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--input", default=None, help="the input driven (default: the first PTO)")
     p.add_argument("--steps", type=int, default=2000)
     p.add_argument("--dt", type=float, default=0.1, help="communication step, s")
-    p.add_argument("--rtol", type=float, default=0.0,
+    p.add_argument("--rtol", type=float, default=1e-13,
                    help="largest difference accepted, relative to each output's peak")
     a = p.parse_args(argv)
     wine = _tool("wine64")
