@@ -191,6 +191,7 @@ def test_plain_fmu_without_preload_is_refused_with_a_message(runs: dict) -> None
     assert len(fatal) == 1, run["logs"]
     assert "undefined symbol: _Py_NoneStruct" in fatal[0]
     assert "preload libpython" in fatal[0] and "hydrofmu doctor" in fatal[0]
+    assert "the native FMU needs no Python" in fatal[0] and "--native" in fatal[0]  # way out
 
 
 def test_linked_binary_needs_libpython(fmus: dict[str, Path], tmp_path: Path) -> None:

@@ -168,7 +168,9 @@ def test_two_fmus_built_in_one_folder_keep_their_own_descriptions(
     naming the FMU's file; the note says what libcosim looks for."""
     config = _config(tmp_path, "builtin:sphere")
     for stem in ("one", "two"):
-        assert main(["build", str(config), "-o", str(tmp_path / f"{stem}.fmu"), "--quiet"]) == 0
+        # the Python FMU: quick to build (the native default is tests/test_native_default.py)
+        assert main(["build", str(config), "-o", str(tmp_path / f"{stem}.fmu"), "--quiet",
+                     "--python"]) == 0
         out = capsys.readouterr().out
         assert f"wrote {tmp_path / f'{stem}_OspModelDescription.xml'}" in out, out
         assert "libcosim looks for HydroFMU_OspModelDescription.xml" in out, out

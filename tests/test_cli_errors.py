@@ -116,9 +116,10 @@ def test_build_applies_the_initialization_checks_before_allocating(
     assert status == 2 and expected in one_error(lines)
     assert reached == []
     assert not (tmp_path / "x.fmu").exists()
-    # the probe is where the command builds: a valid configuration reaches it
+    # the probe is where the command builds (the Python FMU, asked for: the probe is its
+    # build): a valid configuration reaches it
     status, _, _ = run(capsys, "build", str(write_config(tmp_path)), "-o",
-                       str(tmp_path / "x.fmu"))
+                       str(tmp_path / "x.fmu"), "--python")
     assert status == 1 and reached == ["build_fmu"]
     # Nothing sized by the refused value was allocated (numpy's arrays are traced): 1e9
     # wave components are 8 GB per float array. Observed peak: 76 MB when this test runs

@@ -287,7 +287,7 @@ def test_python_fmu_carries_the_drift_data(tmp_path: Path) -> None:
     data["simulation"].update(stop_time=20.0, output_interval=0.5)
     model = Model.from_dict(data)
     ds = model.simulate()
-    fmu = model.build_fmu(tmp_path / "drift.fmu")
+    fmu = model.build_fmu(tmp_path / "drift.fmu", native=False)
     names = ["body.F_drift[1]", "body.pose[1]"]
     res = fmpy.simulate_fmu(str(fmu), stop_time=20.0, output_interval=0.5, output=names)
     for name in names:

@@ -313,9 +313,11 @@ class Model:
         parts: Sequence[Any] | None = None,
         overwrite: bool = False,
         native: bool | None = None,
+        on_note: Callable[[str], None] | None = None,
         **options: Any,
     ) -> Path:
-        """Export the model as an FMI 2.0 co-simulation FMU.
+        """Export the model as an FMI 2.0 co-simulation FMU: the native FMU whenever the
+        model allows, else the Python FMU (as ``hydrofmu build``).
 
         Parameters
         ----------
@@ -327,40 +329,61 @@ class Model:
         parts
             User parts to bundle and run in the FMU; default: the model's own
             (:attr:`parts`). Their modules are copied into the FMU, so it runs where they
-            cannot be imported.
+            cannot be imported; a model with user parts makes the Python FMU.
         overwrite
             Replace an existing file.
         native
-            True: the native FMU (:func:`~hydrofmu.export.native.build.build_native_fmu`: the
-            linear model stepped by a small C runtime, no Python at run time; refused,
-            with the parts named, for a model that is not linear or has user parts).
-            None (default): as ``[export] runtime`` of the configuration says.
+            None (default): as ``[export] runtime`` says, ``"auto"`` by default: the native
+            FMU (:func:`~hydrofmu.export.native.build.build_native_fmu`: the model stepped
+            by a small C runtime, no Python at run time) when the model allows it, else the
+            Python FMU (:func:`hydrofmu.export.fmu.build_fmu`), as
+            :func:`~hydrofmu.export.native.build.choose_runtime` says. True: the native
+            FMU, refused with the reason when the model does not allow it; False: the
+            Python FMU (``--python``). ``link_libpython`` or ``uri_shim`` ask for the
+            Python FMU.
+        on_note
+            Called with each note of the build (which FMU and why, the platforms left
+            out of a native FMU); default: none for the choice, a ``UserWarning`` for a
+            native FMU without every platform.
         **options
             Further options of :func:`hydrofmu.export.fmu.build_fmu` (``validate``,
-            ``link_libpython``, ``uri_shim``, ``description``) or of the native build
-            (``validate``, ``platforms``, ``description``).
+            ``link_libpython``, ``uri_shim``, ``description``, ``on_stage``) or of the native
+            build (``validate``, ``platforms``, ``description``).
 
         Returns
         -------
         Path
             The FMU's absolute path.
+
+        Raises
+        ------
+        ExportError
+            ``native=True`` for a model the native runtime cannot step (named, with the
+            fix), or a failed build.
         """
+        from ..export.native.build import choose_runtime
+
         parts = self.parts if parts is None else parts
-        if native is None:
-            native = config_value(self.config, "export", "runtime") == "native"
-        if native:
-            from ..export.native import build_native_fmu
-            from ..runtime.errors import ExportError
+        python_only = sorted(k for k in ("link_libpython", "uri_shim") if options.get(k))
+        asked_by = None if native is None else f"native={native}"
+        if native is None and python_only:  # options of the Python FMU ask for it
+            native, asked_by = False, f"{python_only[0]}=True"
+        choice = choose_runtime(self.bodies, self.config, parts,
+                                None if native is None else ("native" if native else "python"),
+                                asked_by=asked_by)
+        if on_note is not None:
+            on_note(choice.note)
+        if not choice.native:
+            from ..export.fmu import build_fmu
 
-            if parts:
-                raise ExportError("a native FMU cannot carry user parts (its C runtime "
-                                  "steps the assembled linear model only); build the Python "
-                                  "FMU (native=False)", value=[repr(p) for p in parts])
-            return build_native_fmu(self.bodies, self.config, path, model_name=model_name,
-                                    overwrite=overwrite, **options)
-        from ..export.fmu import build_fmu
+            options.pop("platforms", None)
+            return build_fmu(self.bodies, self.config, path, model_name=model_name,
+                             overwrite=overwrite, parts=parts, **options)
+        if python_only:
+            raise ConfigError(f"{', '.join(python_only)} apply to the Python FMU only; "
+                              "drop them or build with native=False", value=python_only)
+        from ..export.native import build_native_fmu
 
-        return build_fmu(self.bodies, self.config, path, model_name=model_name,
-                         overwrite=overwrite, parts=parts, **options)
-
-
+        options.pop("on_stage", None)  # the native build has no stages to report
+        return build_native_fmu(self.bodies, self.config, path, model_name=model_name,
+                                overwrite=overwrite, on_note=on_note, **options)

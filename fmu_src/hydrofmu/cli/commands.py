@@ -58,12 +58,40 @@ def _print_notes(cfg: dict) -> None:
         _warn(line)
 
 
-def _build_with_progress(model, out: Path, *, progress: bool, native: bool = False,
-                         **options) -> Path:
-    """``model.build_fmu`` with a progress bar over the Python build's stages on stderr
-    (unless disabled; the native build has no stages to show)."""
-    if native:
-        return model.build_fmu(out, native=True, **options)
+def _requested_runtime(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The runtime the options ask for and the option that asks: ``--python``,
+    ``--native``, ``--link-libpython`` (a Python FMU's option), or ``(None, None)``: as
+    ``[export] runtime`` says (``auto`` by default)."""
+    if getattr(args, "python", False):
+        return "python", "--python"
+    if getattr(args, "native", False):
+        if getattr(args, "link_libpython", False):
+            from ..runtime.errors import ConfigError
+
+            raise ConfigError("--link-libpython patches the Python FMU's binary: it does not "
+                              "go with --native; drop one of them", value="--link-libpython")
+        return "native", "--native"
+    if getattr(args, "link_libpython", False):
+        return "python", "--link-libpython"
+    return None, None
+
+
+def _build_with_progress(model, out: Path, *, progress: bool,
+                         runtime: tuple[str | None, str | None] = (None, None),
+                         **options) -> tuple[Path, bool]:
+    """``model.build_fmu`` with the runtime chosen (:func:`~hydrofmu.export.native.build.
+    choose_runtime`: its ``note:`` printed) and a progress bar over the Python build's
+    stages on stderr (unless disabled; the native build has no stages to show); returns the
+    FMU's path and whether it is the native one."""
+    from ..export.native.build import choose_runtime
+
+    choice = choose_runtime(model.bodies, model.config, model.parts, runtime[0],
+                            asked_by=runtime[1])
+    print(f"note: {choice.note}")
+    if choice.native:
+        options.pop("link_libpython", None)
+        return model.build_fmu(out, native=True, on_note=lambda n: print(f"note: {n}"),
+                               **options), True
     from ..export.fmu import BUILD_STAGES
     from ..progress import Progress
 
@@ -80,27 +108,19 @@ def _build_with_progress(model, out: Path, *, progress: bool, native: bool = Fal
         bar.update()
     finally:
         bar.close()
-    return path
+    return path, False
 
 
 def _build(args: argparse.Namespace) -> int:
     from ..api.model import Model
 
     out, _ = check_build_arguments(args)  # with the OSP description beside it
+    runtime = _requested_runtime(args)  # before any data is read
     model = Model.from_toml(args.config)
-    native = args.native or model.config.get("export", {}).get("runtime") == "native"
-    path = _build_with_progress(model, out, progress=not args.quiet, native=native,
-                                model_name=args.name, overwrite=args.force,
-                                **({} if native else {"link_libpython": args.link_libpython}))
-    if not native:
-        from ..export.native.refusal import refusal
-        from ..runtime.simulator.simulator import Simulator
-
-        # the model in memory, not the FMU's payload
-        if not refusal(Simulator(model.bodies, model.config, {}, parts=model.parts)):
-            print("note: the native runtime can step every part of this model: `hydrofmu "
-                  "build --native` makes an FMU with no Python at run time (C/C++ hosts, "
-                  "OpenModelica, Simulink)")
+    path, native = _build_with_progress(model, out, progress=not args.quiet,
+                                        runtime=runtime, model_name=args.name,
+                                        overwrite=args.force,
+                                        link_libpython=args.link_libpython)
     from ..export.osp import libcosim_name_note, write_osp_model_description
 
     osp = write_osp_model_description(path)
@@ -108,7 +128,7 @@ def _build(args: argparse.Namespace) -> int:
     libcosim = libcosim_name_note(path)
     if libcosim:
         print(f"note: {libcosim}")
-    print(f"wrote {path}{' (native: no Python at run time)' if native else ''}")
+    print(f"wrote {path}{' (native: no Python at run time)' if native else ' (Python FMU)'}")
     print(f"wrote {osp} (OSP-IS ports for libcosim)")
     return 0
 
@@ -122,14 +142,19 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _simulate_config(model, workdir: Path, name: str, fmu_path: Path | None = None,
-                     progress: bool = True, label: str | None = None):
-    """Build the model's FMU and simulate ``[simulation]`` with fmpy:
-    ``(fmu, result, units)``."""
+                     progress: bool = True, label: str | None = None,
+                     runtime: tuple[str | None, str | None] = (None, None)):
+    """Build the model's FMU (native whenever the model allows, as ``build``) and
+    simulate ``[simulation]`` with fmpy: ``(fmu, result, units)``."""
+    import fmpy
+
     from ..cosim.fmpy_run import output_units, simulate
 
     fmu = fmu_path or workdir / f"{name}.fmu"
-    _build_with_progress(model, fmu, progress=progress, model_name=name,
-                         overwrite=fmu_path is None)
+    # A temporary FMU runs here only: a native one holds this platform's binary alone.
+    only_here = {} if fmu_path else {"platforms": (fmpy.platform,)}
+    _build_with_progress(model, fmu, progress=progress, runtime=runtime, model_name=name,
+                         overwrite=fmu_path is None, **only_here)
     sim = model.config["simulation"]
     result = simulate(
         fmu,
@@ -157,7 +182,8 @@ def _run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="hydrofmu-") as tmp:
         _, result, units = _simulate_config(model, Path(tmp), "HydroFMU",
                                             progress=not args.quiet,
-                                            label=f"the model of {args.config}")
+                                            label=f"the model of {args.config}",
+                                            runtime=_requested_runtime(args))
     write_csv(result, out, units)
     print(summary(result, body=[b["name"] for b in cfg["bodies"]]))
     print(f"wrote {out}")
@@ -200,7 +226,8 @@ def _demo(args: argparse.Namespace) -> int:
     fmu = out / "DefaultSphere.fmu"
     if fmu.exists():
         fmu.unlink()
-    _, result, units = _simulate_config(model, out, "DefaultSphere", fmu_path=fmu)
+    _, result, units = _simulate_config(model, out, "DefaultSphere", fmu_path=fmu,
+                                        runtime=_requested_runtime(args))
     csv = write_csv(result, out / "results.csv", units)
     png = plot(result, out / "heave.png", title=case_title("demo", cfg), units=units)
     print(summary(result))
@@ -241,6 +268,26 @@ def _doctor(args: argparse.Namespace) -> int:
     return 0 if diagnosis.ok else 1
 
 
+def _add_runtime_options(parser: argparse.ArgumentParser, *,
+                         link_libpython: bool = False) -> None:
+    """``--python`` / ``--native`` (and ``--link-libpython`` for ``build``): which FMU."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--python", action="store_true",
+        help="build the Python FMU (pythonfmu: needs a Python with numpy where it runs; "
+        "default: the native FMU whenever the model allows, as [export] runtime = \"auto\")")
+    which.add_argument(
+        "--native", action="store_true",
+        help="build the native FMU (no Python at run time) or fail saying why the model "
+        "does not allow it (as [export] runtime = \"native\")")
+    if link_libpython:
+        parser.add_argument(
+            "--link-libpython", action="store_true",
+            help="build the Python FMU with its Linux binary patched to load this Python's "
+            "libpython itself, so that C/C++ hosts need no LD_PRELOAD (ties the FMU to this "
+            "libpython; needs patchelf)")
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``hydrofmu`` command."""
     p = argparse.ArgumentParser(
@@ -261,18 +308,7 @@ def make_parser() -> argparse.ArgumentParser:
                    "<file>_OspModelDescription.xml)")
     b.add_argument("--name", default="HydroFMU", help="model name (an identifier)")
     b.add_argument("--force", action="store_true", help="overwrite an existing output")
-    b.add_argument(
-        "--link-libpython",
-        action="store_true",
-        help="patch the Linux binary to load this Python's libpython itself, so that C/C++ "
-        "hosts need no LD_PRELOAD (ties the FMU to this libpython; needs patchelf)",
-    )
-    b.add_argument(
-        "--native",
-        action="store_true",
-        help="build the native FMU: the linear model stepped in C, no Python at run time "
-        "(every part must be linear; as [export] runtime = \"native\")",
-    )
+    _add_runtime_options(b, link_libpython=True)
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=_build)
     c = sub.add_parser("check", help="validate a configuration (the build's checks) quickly")
@@ -286,9 +322,11 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("--output-interval", type=float, default=None, help="communication step, s")
     r.add_argument("--force", action="store_true", help="overwrite existing outputs")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_runtime_options(r)
     r.set_defaults(func=_run)
     d = sub.add_parser("demo", help="the default body in regular waves: FMU, CSV and plot")
     d.add_argument("--out", default="hydrofmu_demo", help="output folder")
+    _add_runtime_options(d)
     d.set_defaults(func=_demo)
     i = sub.add_parser("info", help="summarise a BEM data file (.nc, .h5, .out)")
     i.add_argument("file", help="BEM data file (Capytaine .nc, BEMIO .h5, WAMIT .out)")

@@ -231,8 +231,10 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
         if (functions && functions->logger)
             functions->logger(functions->componentEnvironment, instanceName, fmi2Fatal,
                               "logStatusFatal",
-                              "cannot load the FMU's binary " REAL_NAME ": %s (a C/C++ host "
-                              "must preload libpython, or build the FMU with --link-libpython; "
+                              "cannot load the FMU's binary " REAL_NAME ": %s (this is the "
+                              "Python FMU: a C/C++ host must preload libpython, or build it "
+                              "with --link-libpython; the native FMU needs no Python: "
+                              "hydrofmu build CONFIG -o FMU --native, where the model allows; "
                               "run: hydrofmu doctor FMU)",
                               load_error);
         return NULL;

@@ -24,10 +24,14 @@ value references), with:
   scheme is refused);
 - ``<SourceFiles>`` listing the C runtime, shipped in ``sources/``.
 
-Binaries: linux64 with the C compiler the project finds
-(:func:`~hydrofmu.export.python_binary.c_compiler`),
-win64 and darwin64 (a universal x86_64 + arm64 library) cross-compiled with the ziglang
-wheel when it is installed (:mod:`hydrofmu.export.native.compile`).
+Binaries: linux64 (glibc 2.17), win64 and darwin64 (a universal x86_64 + arm64 library,
+macOS 11) cross-compiled with the ziglang wheel; without it linux64 alone, with this
+machine's C compiler, and a note naming the missing platforms
+(:mod:`hydrofmu.export.native.compile`).
+
+Which FMU a build makes (:func:`choose_runtime`): the native one whenever the model allows
+(:func:`~hydrofmu.export.native.refusal.refusal` finds nothing to refuse and a compiler is
+there), the Python FMU otherwise or when asked for, with a note saying which and why.
 
 Build time only.
 """
@@ -40,7 +44,8 @@ import shutil
 import tempfile
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +57,94 @@ from ...runtime.simulator.simulator import Simulator
 from ..names import model_name_problem, sanitize_model_name
 from .assemble import native_model
 from .blob import write_blob
-from .compile import SOURCES, compile_all, source_file
+from .compile import SOURCES, compile_all, default_platforms, source_file
 from .description import model_description, native_model_description
 from .refusal import refusal
 
 #: Model file of the native runtime inside ``resources``.
 NATIVE_MODEL_FILE = "model.bin"
+
+#: The runtimes a build can be asked for (``[export] runtime``, ``Model.build_fmu(runtime=)``):
+#: ``auto`` (the default) is the native FMU whenever the model allows, else the Python FMU.
+RUNTIME_CHOICES = ("auto", "native", "python")
+
+
+@dataclass(frozen=True)
+class RuntimeChoice:
+    """Which FMU a build makes and why.
+
+    Attributes
+    ----------
+    native
+        True: the native FMU (no Python at run time); False: the Python FMU.
+    note
+        One sentence for the user: which FMU and why (printed as ``note:`` by the CLI).
+    """
+
+    native: bool
+    note: str
+
+
+def choose_runtime(bodies: Sequence[HydroData], config: dict[str, Any],
+                   parts: Sequence[Any] = (), requested: str | None = None,
+                   *, asked_by: str | None = None) -> RuntimeChoice:
+    """The FMU a build makes: ``requested`` (one of :data:`RUNTIME_CHOICES`; None: the
+    configuration's ``[export] runtime``, ``auto`` by default).
+
+    ``auto`` is the native FMU when the model allows it (no user part, nothing
+    :func:`~hydrofmu.export.native.refusal.refusal` refuses, a C compiler at hand) and the
+    Python FMU otherwise, the note saying why. ``asked_by`` names who asked (e.g.
+    ``"--python"``) in the note; a request that overrides a different ``[export] runtime``
+    says so.
+
+    Raises
+    ------
+    ExportError
+        ``native`` asked for and impossible (the reason and the way out named), or an
+        unknown runtime.
+    """
+    configured = str(config_value(config, "export", "runtime"))
+    wanted = configured if requested is None else requested
+    if wanted not in RUNTIME_CHOICES:
+        raise ExportError(f"runtime {wanted!r} unknown; choose one of "
+                          f"{', '.join(RUNTIME_CHOICES)}", value=wanted)
+    who = asked_by or ("[export] runtime" if requested is None else f"runtime={wanted!r}")
+    over = (f" ({who} overrides [export] runtime = {configured!r})"
+            if requested is not None and configured not in ("auto", wanted) else "")
+    if wanted == "python":
+        return RuntimeChoice(False, f"built the Python FMU, as {who} asks{over} (it needs a "
+                             "Python with numpy where it runs)")
+    why, scheme = _native_refusal(bodies, config, parts)
+    if wanted == "native":
+        if why:
+            raise ExportError(f"the native FMU was asked for ({who}) and cannot be built: "
+                              f"{why}. The Python FMU can: hydrofmu build --python, "
+                              "Model.build_fmu(native=False)", value=wanted)
+        return RuntimeChoice(True, f"built the native FMU, as {who} asks{over}{scheme}")
+    if why:
+        return RuntimeChoice(False, f"built the Python FMU (needs a Python with numpy where it "
+                             f"runs): the native FMU cannot be built: {why}")
+    return RuntimeChoice(True, "built the native FMU (no Python at run time: C/C++ hosts, "
+                         f"OpenModelica, Simulink); --python builds the Python FMU{scheme}")
+
+
+def _native_refusal(bodies: Sequence[HydroData], config: dict[str, Any],
+                    parts: Sequence[Any]) -> tuple[str, str]:
+    """Why the native FMU cannot be built ("" when it can: user parts, a part the native
+    runtime cannot step, no compiler), and what the note adds of its time scheme (nothing:
+    the native runtime steps the configured scheme or refuses it)."""
+    if parts:
+        named = [getattr(p[0] if isinstance(p, tuple) else p, "__name__", repr(p))
+                 for p in parts]
+        return f"the model has user parts, which run in Python only ({', '.join(named)})", ""
+    sim = Simulator(list(bodies), config, {})
+    why = refusal(sim)
+    if why:
+        return why, ""
+    platforms, note = default_platforms()
+    # the native runtime steps the configured scheme (refusal: one it steps), so the note
+    # has nothing to add about it
+    return ("" if platforms else note), ""
 
 
 def payload_model(bodies: Sequence[HydroData], config: dict[str, Any]
@@ -183,6 +270,7 @@ def build_native_fmu(
     validate: bool = True,
     platforms: Sequence[str] | None = None,
     python_fmu: str | os.PathLike[str] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> Path:
     """Build the native FMU of a configuration (see the module docstring).
 
@@ -192,10 +280,14 @@ def build_native_fmu(
         As :func:`~hydrofmu.export.fmu.build_fmu`.
     platforms
         FMI platform folders to compile (``linux64``, ``win64``, ``darwin64``); default:
-        linux64, plus win64 and darwin64 when the ziglang wheel is installed.
+        every platform with the ziglang wheel, else linux64 alone with a note
+        (:func:`~hydrofmu.export.native.compile.default_platforms`).
     python_fmu
         Also build the Python FMU of the same model at this path (separately, after the
         native one: the native build does not use it), replacing any file there.
+    on_note
+        Called with each note of the build (the platforms left out); default: a
+        :class:`UserWarning` (a partial FMU is never built in silence).
 
     Raises
     ------
@@ -242,6 +334,12 @@ def build_native_fmu(
         t.index = params["names"].index(t.name)
     with tempfile.TemporaryDirectory(prefix="hydrofmu_native_") as tmp:
         work = Path(tmp)
+        if platforms is None:
+            platforms, note = default_platforms()
+            if not platforms:
+                raise ExportError(note, value=None)
+            if note:
+                _tell(note, on_note)
         binaries = compile_all(model_name, work / "bin", platforms)
         built = work / "native.fmu"
         with zipfile.ZipFile(built, "w", zipfile.ZIP_DEFLATED) as z:
@@ -268,3 +366,13 @@ def build_native_fmu(
         build_fmu(*given, python_fmu, model_name=model_name, description=description,
                   overwrite=True, validate=False)
     return out
+
+
+def _tell(note: str, on_note: Callable[[str], None] | None) -> None:
+    """A note of the build: to ``on_note``, or a :class:`UserWarning`."""
+    if on_note is not None:
+        on_note(note)
+    else:
+        import warnings
+
+        warnings.warn(note, UserWarning, stacklevel=3)

@@ -1,10 +1,14 @@
 """Compile the native runtime for the FMI platforms (build time).
 
-linux64 with the compiler the project finds (:func:`~hydrofmu.export.python_binary.c_compiler`);
-win64 and
-darwin64 with the ziglang wheel (``python -m ziglang cc -target ...``); the macOS library is
-universal (x86_64 + arm64), its fat header written here (:func:`fat_macho`: zig ships no
-``lipo``). Strict IEEE arithmetic: ``-O2 -ffp-contract=off``, no fast-math.
+With the ziglang wheel (``python -m ziglang cc -target ...``, a base dependency) every
+platform is cross-compiled for the oldest systems users run (:data:`TARGETS`): linux64
+against glibc 2.17 (the manylinux2014 floor: RHEL/Rocky 7 and 8 clusters), darwin64 for
+macOS 11 (a universal x86_64 + arm64 library, its fat header written here by
+:func:`fat_macho`: zig ships no ``lipo``; the install name ``@rpath/<model>.dylib``, no
+build-machine path), win64 as MinGW-w64 does. Without ziglang only linux64 can be built,
+with the compiler the project finds (:func:`~hydrofmu.export.python_binary.c_compiler`),
+against this machine's glibc: :func:`default_platforms` says so in a note. Strict IEEE
+arithmetic: ``-O2 -ffp-contract=off``, no fast-math.
 """
 
 from __future__ import annotations
@@ -43,6 +47,15 @@ FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibili
 
 #: Mach-O CPU types of the universal library's slices.
 _CPU = {"x86_64": (0x01000007, 3), "aarch64": (0x0100000C, 0)}
+
+#: The zig targets of each FMI platform (darwin64: one per slice of the universal library):
+#: the oldest glibc and macOS the binaries load on.
+TARGETS = {"linux64": ("x86_64-linux-gnu.2.17",), "win64": ("x86_64-windows-gnu",),
+           "darwin64": ("x86_64-macos.11.0", "aarch64-macos.11.0")}
+#: The glibc and macOS floors of :data:`TARGETS` (checked by the tests on the files).
+GLIBC_FLOOR, MACOS_FLOOR = (2, 17), (11, 0)
+#: What to install for the platforms that need the cross-compiler.
+CROSS_COMPILER_FIX = "pip install ziglang (or pip install 'hydrofmu[native]')"
 
 
 def source_file(name: str) -> Path:
@@ -96,35 +109,80 @@ def fat_macho(slices: dict[str, bytes]) -> bytes:
     return bytes(out)
 
 
+def default_platforms() -> tuple[list[str], str]:
+    """The platforms a native build compiles when none are asked for, and a note ("" when
+    all three are built): every platform with ziglang; without it linux64 alone, with this
+    machine's C compiler, on Linux only (the note names the missing platforms and the
+    install that adds them); none elsewhere."""
+    import platform as host
+
+    if has_ziglang():
+        return list(TARGETS), ""
+    from ..python_binary import c_compiler
+
+    if host.system() != "Linux" or host.machine() not in ("x86_64", "AMD64"):
+        return [], (f"no cross-compiler: the native FMU needs the ziglang wheel on "
+                    f"{host.system()} {host.machine()}; fix: {CROSS_COMPILER_FIX}")
+    if c_compiler() is None:
+        return [], f"no C compiler for the native FMU; fix: {CROSS_COMPILER_FIX}"
+    return ["linux64"], ("the native FMU holds the linux64 library only, compiled against "
+                         "this machine's glibc (no win64 or darwin64 library, no glibc 2.17 "
+                         f"floor: the ziglang wheel is not installed); fix: {CROSS_COMPILER_FIX}")
+
+
+def _darwin64(model_name: str, folder: Path) -> Path:
+    """The universal macOS library of :data:`TARGETS`, install name without a path."""
+    slices = {}
+    for target in TARGETS["darwin64"]:
+        arch = target.split("-")[0]
+        thin = compile_library(zig_cc(target), folder / f"darwin64-{arch}" / f"{model_name}.dylib",
+                               extra=(f"-Wl,-install_name,@rpath/{model_name}.dylib",))
+        slices[arch] = thin.read_bytes()
+    path = folder / "darwin64" / f"{model_name}.dylib"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(fat_macho(slices))
+    return path
+
+
 def compile_all(model_name: str, folder: Path, platforms: Sequence[str] | None = None
                 ) -> dict[str, Path]:
-    """The binaries of every platform asked for: ``{member in the FMU: file}``."""
+    """The binaries of every platform asked for (default: :func:`default_platforms`):
+    ``{member in the FMU: file}``.
+
+    Raises
+    ------
+    ExportError
+        An unknown platform, no compiler for one asked for (naming the install), or a
+        failed compilation.
+    """
     from ..python_binary import c_compiler
 
     if platforms is None:
-        platforms = ["linux64", "win64", "darwin64"] if has_ziglang() else ["linux64"]
+        platforms, note = default_platforms()
+        if not platforms:
+            raise ExportError(note, value=None)
+    zig = has_ziglang()
     out: dict[str, Path] = {}
     for platform in platforms:
-        if platform == "linux64":
-            compiler = c_compiler()
-            if compiler is None:
-                raise ExportError("no C compiler for the native FMU; fix: pip install "
-                                  "'hydrofmu[native]' (the ziglang wheel)", value="cc")
-            path = compile_library(compiler, folder / platform / f"{model_name}.so")
-        elif platform == "win64":
-            path = compile_library(zig_cc("x86_64-windows-gnu"),
-                                   folder / platform / f"{model_name}.dll")
-        elif platform == "darwin64":
-            slices = {}
-            for arch in ("x86_64", "aarch64"):
-                thin = compile_library(zig_cc(f"{arch}-macos"),
-                                       folder / f"{platform}-{arch}" / f"{model_name}.dylib")
-                slices[arch] = thin.read_bytes()
-            path = folder / platform / f"{model_name}.dylib"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(fat_macho(slices))
-        else:
+        if platform not in TARGETS:
             raise ExportError(f"unknown platform {platform!r}; choose linux64, win64 or "
                               "darwin64", value=platform)
+        if platform == "linux64" and not zig:
+            compiler = c_compiler()
+            if compiler is None:
+                raise ExportError(f"no C compiler for the native FMU; fix: "
+                                  f"{CROSS_COMPILER_FIX}", value="cc")
+            path = compile_library(compiler, folder / platform / f"{model_name}.so")
+        elif not zig:
+            raise ExportError(f"the {platform} library of the native FMU needs the "
+                              f"cross-compiler; fix: {CROSS_COMPILER_FIX}", value=platform)
+        elif platform == "linux64":
+            path = compile_library(zig_cc(TARGETS[platform][0]),
+                                   folder / platform / f"{model_name}.so")
+        elif platform == "win64":
+            path = compile_library(zig_cc(TARGETS[platform][0]),
+                                   folder / platform / f"{model_name}.dll")
+        else:
+            path = _darwin64(model_name, folder)
         out[f"binaries/{platform}/{path.name}"] = path
     return out

@@ -86,9 +86,10 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     # a steady current (runtime/waves/current.py): profile none | uniform | power, speed at
     # the surface (m/s; 0: none), direction it flows to (rad), the power law's exponent
     "current": {"profile": "none", "speed": 0.0, "direction": 0.0, "exponent": 1.0 / 7.0},
-    # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
-    # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
-    "export": {"runtime": "python"},
+    # runtime: "auto" (the native FMU whenever the model allows, else the Python FMU),
+    # "native" (the model stepped in C, no Python at run time: hydrofmu.export.native; as
+    # `hydrofmu build --native`) or "python" (the pythonfmu FMU; as `--python`).
+    "export": {"runtime": "auto"},
 }
 
 
