@@ -49,6 +49,8 @@ BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
 DEFAULTS = CONFIG_DEFAULTS
 #: The FMU runtimes of [export] runtime.
 RUNTIMES = ("python", "native")
+#: ``[export] kind``: the FMU that integrates the bodies, or the hydrodynamic-load FMU.
+EXPORT_KINDS = ("motion", "loads")
 #: The top-level tables of a configuration.
 SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
 
@@ -112,6 +114,9 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     if out["export"]["runtime"] not in RUNTIMES:
         raise ConfigError(f"[export] runtime = {out['export']['runtime']!r}: choose one of "
                           f"{', '.join(RUNTIMES)}", value=out["export"]["runtime"])
+    if out["export"]["kind"] not in EXPORT_KINDS:
+        raise ConfigError(f"[export] kind = {out['export']['kind']!r}: choose one of "
+                          f"{', '.join(EXPORT_KINDS)}", value=out["export"]["kind"])
     bodies = data.get("bodies")
     if not isinstance(bodies, list) or not bodies:
         raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)

@@ -78,7 +78,9 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     "multibody": {"b2b": True},
     # runtime: "python" (the pythonfmu FMU) or "native" (the linear model stepped in C, no
     # Python at run time: hydrofmu.export.native; `hydrofmu build --native` says the same).
-    "export": {"runtime": "python"},
+    # kind: "motion" (the FMU integrates the bodies) or "loads" (the forces at the
+    # importer's motion with A_inf handed out: hydrofmu.runtime.loads).
+    "export": {"runtime": "python", "kind": "motion"},
 }
 
 
