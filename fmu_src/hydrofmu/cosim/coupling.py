@@ -40,8 +40,8 @@ from numpy.typing import NDArray
 from ..runtime.errors import ConfigError, IntegrationError
 from .fmu_unit import FmuUnit
 
-__all__ = ["METHODS", "CouplingResult", "body_mass", "couple", "explicit_boundary",
-           "run_coupled"]
+__all__ = ["METHODS", "CouplingResult", "added_mass_block", "body_mass", "couple",
+           "explicit_boundary", "run_coupled"]
 
 #: The coupling methods of :func:`couple`.
 METHODS = ("jacobi", "gauss_seidel", "added_mass", "added_mass_iterated",
@@ -130,7 +130,7 @@ class _Loop:
         self.body.do_step(h)
 
 
-def _block(load: FmuUnit, name: str) -> NDArray[np.float64]:
+def added_mass_block(load: FmuUnit, name: str) -> NDArray[np.float64]:
     """The body's 6 x 6 block of the load FMU's ``A_inf[i,j]`` outputs."""
     bodies = [v[: -len(".pose[1]")] for v in load.refs if v.endswith(".pose[1]")]
     if name not in bodies:
@@ -188,7 +188,7 @@ def couple(body: FmuUnit, load: FmuUnit, *, method: str, step: float,
     h = float(step)
     n_steps = round((stop_time - body.time) / h)
     rows: list[tuple[float, NDArray[np.float64], NDArray[np.float64], int]] = []
-    a_inf = _block(load, name)
+    a_inf = added_mass_block(load, name)
     if method == "interface_jacobian":
         m_inv = body.jacobian([f"acceleration[{i}]" for i in _DOFS], loop.force_in)
         newton = np.linalg.inv(np.eye(6) + a_inf @ m_inv)
@@ -283,17 +283,21 @@ def body_mass(mass: Any, method: str, a_inf: NDArray[np.float64]) -> NDArray[np.
 def run_coupled(body_fmu: Any, load_fmu: Any, *, mass: Any, method: str, step: float,
                 stop_time: float, free: Any = (1, 1, 1, 1, 1, 1), name: str = "body",
                 start_time: float = 0.0, load_parameters: dict[str, float] | None = None,
+                body_parameters: dict[str, float] | None = None,
                 **options: Any) -> CouplingResult:
     """Instantiate the rigid-body FMU and the load FMU, couple them by ``method`` and free
     both (the body's ``M[i,j]`` from ``mass`` and the load's ``A_inf`` by
-    :func:`body_mass`; ``free[i]`` 1 or 0 per DOF; ``options`` go to :func:`couple`)."""
+    :func:`body_mass`; ``free[i]`` 1 or 0 per DOF; ``body_parameters``, e.g.
+    ``initial_pose[3]``, and ``load_parameters`` are start values by name; ``options``
+    go to :func:`couple`)."""
     load = FmuUnit(load_fmu, "load", start_time=start_time, parameters=load_parameters)
     body = None
     try:
-        m = body_mass(mass, method, _block(load, name))
+        m = body_mass(mass, method, added_mass_block(load, name))
         params: dict[str, float] = {f"M[{i + 1},{j + 1}]": m[i, j]
                                     for i in range(6) for j in range(6)}
         params.update({f"free[{i + 1}]": int(f) for i, f in enumerate(free)})
+        params.update(body_parameters or {})
         body = FmuUnit(body_fmu, "body", start_time=start_time, parameters=params)
         return couple(body, load, method=method, step=step, stop_time=stop_time, name=name,
                       **options)

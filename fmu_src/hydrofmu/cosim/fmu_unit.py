@@ -53,15 +53,22 @@ class FmuUnit:
                              modelIdentifier=md.coSimulation.modelIdentifier,
                              instanceName=instance_name)
         self.fmu.instantiate()
-        self.fmu.setupExperiment(startTime=start_time)
-        self.fmu.enterInitializationMode()
-        for name, value in (parameters or {}).items():
-            self._check(name)
-            if self.types[name] == "Integer":
-                self.fmu.setInteger([self.refs[name]], [int(value)])
-            else:
-                self.fmu.setReal([self.refs[name]], [float(value)])
-        self.fmu.exitInitializationMode()
+        try:
+            self.fmu.setupExperiment(startTime=start_time)
+            self.fmu.enterInitializationMode()
+            for name, value in (parameters or {}).items():
+                self._check(name)
+                if self.types[name] == "Integer":
+                    self.fmu.setInteger([self.refs[name]], [int(value)])
+                else:
+                    self.fmu.setReal([self.refs[name]], [float(value)])
+            self.fmu.exitInitializationMode()
+        except Exception:
+            import shutil
+
+            self.fmu.freeInstance()
+            shutil.rmtree(self._unzipped, ignore_errors=True)
+            raise
         self.time = float(start_time)
 
     def _check(self, name: str) -> None:
