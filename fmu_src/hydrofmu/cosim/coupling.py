@@ -1,7 +1,7 @@
 """A master that couples a body FMU to the hydrodynamic-load FMU (``[export] kind =
 "loads"``) across the added-mass loop (build side).
 
-The body FMU (the project's rigid-body FMU, :mod:`.rigid_body`, or any FMU with inputs
+The body FMU (the project's rigid-body FMU, :mod:`hydrofmu.cosim.rigid_body`, or any FMU with inputs
 ``force[1..6]`` and outputs ``pose``, ``velocity``, ``acceleration[1..6]``) integrates
 ``M a = F``; the load FMU returns ``F_total = F_hydro(q, v, memory, t) - A_inf a``. The
 methods, by how the loop ``a -> F -> a`` is closed:

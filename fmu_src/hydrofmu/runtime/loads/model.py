@@ -9,11 +9,12 @@ strongly coupled importer needs it::
 with ``A_inf`` (6N x 6N, the parts' added mass) handed out so that the importer puts it on
 its own left side, ``(M + A_inf) a = F_hydro + F_other``, as the motion FMU does inside.
 
-Physics once: the parts are the simulator's own (a :class:`~..simulator.simulator.Simulator`
-built from the same configuration and parameters, never stepped), evaluated through the
-same :class:`~..parts.part.Context`; the motion FMU's force outputs at a communication
-point are what these parts return there, so the load model driven with the motion FMU's
-own motion reproduces its forces (``tests/test_loads_fmu.py``).
+Physics once: the parts are the simulator's own (a
+:class:`~hydrofmu.runtime.simulator.simulator.Simulator` built from the same configuration
+and parameters, never stepped), evaluated through the same
+:class:`~hydrofmu.runtime.parts.part.Context`; the motion FMU's force outputs at a
+communication point are what these parts return there, so the load model driven with the
+motion FMU's own motion reproduces its forces (``tests/test_loads_fmu.py``).
 
 Memory: the radiation history is sampled on the grid ``t0 + k dt`` (``dt`` the parameter
 ``max_internal_step``), as in the motion FMU. The communication step must be a whole
@@ -78,19 +79,19 @@ class LoadModel:
     It offers the face the FMI collaborators call on a simulator (``initialize``,
     ``set_input_vector``, ``step``, ``output_vector``, ``get_state``, ``set_state``,
     ``set_parameter``, ``report``, ``warnings``, ``dt``, ``scheme``) and the static
-    interface of :class:`~..simulator.layout.ModelInterface`.
+    interface of :class:`~hydrofmu.runtime.simulator.layout.ModelInterface`.
 
     Parameters
     ----------
     bodies, config, parameters, parts
-        As for :class:`~..simulator.simulator.Simulator`.
+        As for :class:`~hydrofmu.runtime.simulator.simulator.Simulator`.
 
     Attributes
     ----------
     sim
         The simulator whose parts are evaluated (never stepped).
     table
-        The load model's :class:`~.interface.LoadTable`.
+        The load model's :class:`~hydrofmu.runtime.loads.interface.LoadTable`.
     added_mass
         ``A_inf``, every part's added mass, shape (6N, 6N), kg, kg m, kg m^2.
     time, t0, t_last
@@ -196,7 +197,8 @@ class LoadModel:
             part.set_memory(state)
 
     def set_parameter(self, name: str, value: Any) -> Any:
-        """A tunable parameter (e.g. ``wave.height``), as :meth:`Simulator.set_parameter`."""
+        """A tunable parameter (e.g. ``wave.height``), as
+        :meth:`hydrofmu.runtime.simulator.simulator.Simulator.set_parameter`."""
         return self.sim.set_parameter(name, value)
 
     # ------------------------------------------------------------------ inputs
