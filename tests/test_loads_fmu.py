@@ -171,3 +171,27 @@ def test_hermite_motion_is_exact_for_a_quintic() -> None:
         # A quintic is reproduced: round-off of the basis sums only.
         assert q == pytest.approx(at(tau)[0], rel=1e-12, abs=1e-12)
         assert v == pytest.approx(at(tau)[1], rel=1e-12, abs=1e-12)
+
+
+def test_the_fmu_state_restores_the_memory(fmus) -> None:
+    load = FmuUnit(fmus["loads"], "loads")
+    rng = np.random.default_rng(11)
+    kin = [f"body.{q}[{i}]" for q in QUANTITIES for i in DOF]
+    out = [f"body.F_radiation[{i}]" for i in DOF]
+    try:
+        for _ in range(20):
+            load.set(kin, rng.normal(size=18) * 0.1)
+            load.do_step(0.01)
+        saved = load.get_state()
+        probe = rng.normal(size=18) * 0.1
+        load.set(kin, probe)
+        first = load.get(out)
+        for _ in range(5):  # another history
+            load.set(kin, rng.normal(size=18))
+            load.do_step(0.01)
+        load.set_state(saved)
+        load.set(kin, probe)
+        assert np.array_equal(load.get(out), first)  # the same arrays: bit-identical
+        load.free_state(saved)
+    finally:
+        load.close()
