@@ -172,13 +172,14 @@ class LoadModel:
         self.t0 = self.time = float(start_time)
         self.t_last = math.nan
         self.motion_last = np.zeros((3, self.n))
+        self.u_last = self._sim_inputs()
         self.x = self.sim.y[self._x_offset:].copy()
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
         """Every internal array, copied (times, last motion, part states and memories)."""
         st = {"loads.clock": np.array([self.t0, self.time, self.t_last]),
               "loads.motion": self.motion_last.copy(), "loads.x": self.x.copy(),
-              "loads.u": self.u.copy()}
+              "loads.u": self.u.copy(), "loads.u_last": self.u_last.copy()}
         for part in self.parts:
             st.update(part.get_memory())
         return st
@@ -191,6 +192,7 @@ class LoadModel:
                               f"{self.x.shape}", value=x.shape)
         self.t0, self.time, self.t_last = (float(v) for v in state["loads.clock"])
         self.motion_last = np.array(state["loads.motion"], dtype=float)
+        self.u_last = np.array(state["loads.u_last"], dtype=float)
         self.x = x.copy()
         self.set_input_vector(np.asarray(state["loads.u"], dtype=float))
         for part in self.parts:
@@ -250,21 +252,26 @@ class LoadModel:
             for part in self.parts:
                 part.start(ctx)
         else:
+            # As in the motion FMU: over the step the inputs of its start are held (the
+            # samples committed with them), the newest sample then takes the new inputs.
             k = self._samples(t)
             h = t - self.t_last
-            start = self.motion_last
+            start, held = self.motion_last, self.u_last
             for j in range(1, k + 1):
                 tau_a, tau_b = (j - 1) * h / k, j * h / k
                 if self._stateful:
-                    self.x = self._rk4(h, start, motion, (tau_a, tau_b), u)
+                    self.x = self._rk4(h, start, motion, (tau_a, tau_b), held)
                 q, v = ((motion[0], motion[1]) if j == k
                         else hermite_motion(h, start, motion, tau_b))
-                ctx = self._context(self.t_last + tau_b, q, v, self.x, u)
+                ctx = self._context(self.t_last + tau_b, q, v, self.x, held)
                 for part in self.parts:
-                    part.new_inputs(ctx)
                     part.commit(ctx)
+            ctx = self._context(t, motion[0], motion[1], self.x, u)
+            for part in self.parts:
+                part.new_inputs(ctx)
         self.t_last = t
         self.motion_last = np.array(motion)
+        self.u_last = np.array(u)
 
     def _rk4(self, h_all: float, start: NDArray[np.float64], end: NDArray[np.float64],
              taus: tuple[float, float], u: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -304,11 +311,11 @@ class LoadModel:
         return out
 
     def _memories(self) -> tuple[Any, ...]:
-        return (self.t_last, self.motion_last.copy(), self.x.copy(),
+        return (self.t_last, self.motion_last.copy(), self.u_last.copy(), self.x.copy(),
                 [p.get_memory() for p in self.parts])
 
     def _restore(self, saved: tuple[Any, ...]) -> None:
-        self.t_last, self.motion_last, self.x, memories = saved
+        self.t_last, self.motion_last, self.u_last, self.x, memories = saved
         for part, memory in zip(self.parts, memories, strict=True):
             if memory:
                 part.set_memory(memory)
