@@ -76,6 +76,29 @@ def test_the_rigid_body_fmu_integrates_a_quadratic_force_exactly(fmus) -> None:
         body.close()
 
 
+def test_the_rigid_body_fmu_validates_and_serializes_its_state(fmus) -> None:
+    from fmpy.validation import validate_fmu
+
+    assert validate_fmu(str(fmus["rigid"])) == []
+    body = FmuUnit(fmus["rigid"], "rb", parameters={"M[3,3]": 3.0})
+    try:
+        body.set(["force[3]"], [1.5])
+        body.do_step(0.1)
+        state = body.fmu.getFMUstate()
+        blob = body.fmu.serializeFMUstate(state)
+        before = body.get(["pose[3]", "velocity[3]", "acceleration[3]"])
+        body.do_step(0.1)
+        restored = body.fmu.deSerializeFMUstate(blob)
+        body.fmu.setFMUstate(restored)
+        assert np.array_equal(body.get(["pose[3]", "velocity[3]", "acceleration[3]"]), before)
+        with pytest.raises(Exception, match=r"fmi2DeSerializeFMUstate"):
+            body.fmu.deSerializeFMUstate(blob[:-1])  # not a state of this FMU: refused
+        body.fmu.freeFMUstate(state)
+        body.fmu.freeFMUstate(restored)
+    finally:
+        body.close()
+
+
 @pytest.mark.parametrize("method", ["added_mass_iterated", "interface_jacobian", "iqn_ils"])
 def test_strong_coupling_equals_the_motion_fmu_at_mass_ratio_005(fmus, method: str) -> None:
     ref = FmuUnit(fmus["motion"], "motion")
