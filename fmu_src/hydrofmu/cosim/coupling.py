@@ -21,9 +21,12 @@ methods, by how the loop ``a -> F -> a`` is closed:
     ``fmi2SetFMUstate``, stepped with the force quadratic through ``F_{n-1}, F_n, x``
     (``fmi2SetRealInputDerivatives``, exact in the rigid-body FMU), and the load FMU
     evaluated at the end motion (its outputs are direct feedthrough: it is stepped once per
-    communication step and never rolled back). ``interface_jacobian`` updates
-    ``x += (I + A_inf M^-1)^-1 (H(x) - x)`` with ``M^-1`` from the body's
-    ``fmi2GetDirectionalDerivative`` and ``A_inf`` from the load FMU; ``iqn_ils`` is the
+    communication step and never rolled back). ``interface_jacobian`` is Newton's method
+    ``x += (I - dH/dx)^-1 (H(x) - x)`` with ``dH/dx = S_q D_q + S_v D_v - A_inf M^-1``:
+    ``M^-1`` from the body's ``fmi2GetDirectionalDerivative``, ``A_inf`` from the load
+    FMU's outputs, the load's pose and velocity sensitivities ``S_q, S_v`` and the body's
+    ``D_q, D_v`` by central differences of the two FMUs;
+    ``iqn_ils`` is the
     interface quasi-Newton method with an inverse-Jacobian least-squares model built from
     the iterates (Degroote et al. 2009), reusing the last steps' columns: no Jacobian
     needed.
@@ -39,6 +42,7 @@ from numpy.typing import NDArray
 
 from ..runtime.errors import ConfigError, IntegrationError
 from .fmu_unit import FmuUnit
+from .iqn import IqnIls
 
 __all__ = ["METHODS", "CouplingResult", "added_mass_block", "body_mass", "couple",
            "explicit_boundary", "run_coupled"]
@@ -189,15 +193,16 @@ def couple(body: FmuUnit, load: FmuUnit, *, method: str, step: float,
     n_steps = round((stop_time - body.time) / h)
     rows: list[tuple[float, NDArray[np.float64], NDArray[np.float64], int]] = []
     a_inf = added_mass_block(load, name)
+    jacobian = None
     if method == "interface_jacobian":
         m_inv = body.jacobian([f"acceleration[{i}]" for i in _DOFS], loop.force_in)
-        newton = np.linalg.inv(np.eye(6) + a_inf @ m_inv)
-    solver = _Iqn(reuse) if method == "iqn_ils" else None
+        jacobian = _InterfaceJacobian(loop, m_inv, a_inf, h)
+    solver = IqnIls(reuse) if method == "iqn_ils" else None
 
     def update(x: NDArray[np.float64], hx: NDArray[np.float64]) -> NDArray[np.float64]:
         r = hx - x
-        if method == "interface_jacobian":
-            return x + newton @ r
+        if jacobian is not None:
+            return x + jacobian.newton @ r
         if solver is not None:
             return solver.update(x, hx)
         return hx  # added_mass_iterated: plain fixed point
@@ -224,7 +229,11 @@ def couple(body: FmuUnit, load: FmuUnit, *, method: str, step: float,
         def at_start(x: NDArray[np.float64]) -> NDArray[np.float64]:
             body.set(loop.force_in, x)
             return loop.load_force(loop.motion())
+        if jacobian is not None:
+            jacobian.newton = np.linalg.inv(np.eye(6) + a_inf @ m_inv)  # q, v fixed at t0
         f, iters = solve(at_start, loop.load_force(loop.motion()))
+        if jacobian is not None:
+            iters += jacobian.load_sensitivities()
     body.set(loop.force_in, f)
     f_prev = None
     rows.append((body.time, loop.motion(), f, iters))
@@ -255,8 +264,9 @@ def couple(body: FmuUnit, load: FmuUnit, *, method: str, step: float,
                 return loop.load_force(loop.motion())
 
             guess = 2.0 * f0 - f_prev if f_prev is not None else f0
-            f_new, iters = solve(advance, guess)
-            advance(f_new)  # the body's state at the converged force
+            if jacobian is not None:
+                jacobian.body_sensitivities(saved, f0, f_prev, guess)
+            f_new, iters = solve(advance, guess)  # the body and load end at f_new's motion
             body.free_state(saved)
         f_prev, f = f, f_new
         motion = loop.motion()
@@ -307,34 +317,61 @@ def run_coupled(body_fmu: Any, load_fmu: Any, *, mass: Any, method: str, step: f
             body.close()
 
 
-class _Iqn:
-    """IQN-ILS: ``x_{k+1} = H(x_k) + W c`` with ``c`` the least-squares solution of
-    ``V c = -r_k`` over the differences of residuals ``V`` and of outputs ``W``, the
-    columns of the last ``reuse`` steps kept; the first iterate of a run is relaxed."""
+class _InterfaceJacobian:
+    """``(I - dH/dx)^-1`` for ``interface_jacobian``: ``dH/dx = S_q D_q + S_v D_v - A_inf
+    M^-1``, with the load's sensitivities ``S_q, S_v`` to the pose and velocity (central
+    differences of its outputs, once: exact for a load affine in the motion), the body's
+    ``D_q, D_v`` of the end pose and velocity to the end force (central differences of
+    rolled-back steps, again when the force polynomial changes form) and ``M^-1`` from the
+    body's directional derivative."""
 
-    def __init__(self, reuse: int, relaxation: float = 0.05) -> None:
-        self.reuse, self.relaxation = reuse, relaxation
-        self.old: list[tuple[NDArray[np.float64], NDArray[np.float64]]] = []
-        self.steps: list[list[tuple[NDArray[np.float64], NDArray[np.float64]]]] = []
+    def __init__(self, loop: _Loop, m_inv: NDArray[np.float64], a_inf: NDArray[np.float64],
+                 h: float) -> None:
+        self.loop, self.m_inv, self.a_inf, self.h = loop, m_inv, a_inf, h
+        self.free = np.flatnonzero(np.any(m_inv != 0.0, axis=0))
+        self.s_q = self.s_v = np.zeros((6, 6))
+        self.newton = np.eye(6)
+        self._form: bool | None = None
 
-    def start(self) -> None:
-        if self.old:
-            self.steps = [*self.steps, self._columns(self.old)][-self.reuse:]
-        self.old = []
+    def load_sensitivities(self) -> int:
+        """``S_q``, ``S_v`` at the current motion (restored); returns the evaluations."""
+        loop = self.loop
+        base = loop.motion()
+        out = []
+        for block in (0, 1):
+            s = np.zeros((6, 6))
+            for i in self.free:
+                k = 6 * block + i
+                delta = 1e-3 * max(1.0, abs(base[k]))
+                up, down = base.copy(), base.copy()
+                up[k] += delta
+                down[k] -= delta
+                s[:, i] = (loop.load_force(up) - loop.load_force(down)) / (2.0 * delta)
+            out.append(s)
+        self.s_q, self.s_v = out
+        loop.load_force(base)
+        return 4 * self.free.size + 1
 
-    @staticmethod
-    def _columns(hist: list[tuple[NDArray[np.float64], NDArray[np.float64]]]
-                 ) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
-        r_last, h_last = hist[-1]
-        return [(r_last - r, h_last - hx) for r, hx in hist[:-1]]
-
-    def update(self, x: NDArray[np.float64], hx: NDArray[np.float64]) -> NDArray[np.float64]:
-        r = hx - x
-        self.old.append((r, hx))
-        cols = self._columns(self.old) + [c for s in reversed(self.steps) for c in s]
-        if not cols:
-            return x + self.relaxation * r
-        v = np.array([c[0] for c in cols]).T
-        w = np.array([c[1] for c in cols]).T
-        coef = np.linalg.lstsq(v, -r, rcond=1e-12)[0]
-        return hx + w @ coef
+    def body_sensitivities(self, saved: Any, f0: NDArray[np.float64],
+                           f_prev: NDArray[np.float64] | None, x: NDArray[np.float64]) -> None:
+        """``D_q``, ``D_v`` from the body rolled back to ``saved``, and the Newton matrix
+        (recomputed when the polynomial's form changes: linear on the first step)."""
+        form = f_prev is None
+        if form == self._form:
+            return
+        loop, h = self.loop, self.h
+        d_q, d_v = np.zeros((6, 6)), np.zeros((6, 6))
+        delta = 1e-3 * max(1.0, float(np.max(np.abs(x))))
+        for i in self.free:
+            ends = []
+            for sign in (1.0, -1.0):
+                xi = x.copy()
+                xi[i] += sign * delta
+                loop.body.set_state(saved)
+                loop.body_step(h, f0, _polynomial(h, f_prev, f0, xi))
+                ends.append(loop.motion())
+            diff = (ends[0] - ends[1]) / (2.0 * delta)
+            d_q[:, i], d_v[:, i] = diff[:6], diff[6:12]
+        j_h = self.s_q @ d_q + self.s_v @ d_v - self.a_inf @ self.m_inv
+        self.newton = np.linalg.inv(np.eye(6) - j_h)
+        self._form = form
