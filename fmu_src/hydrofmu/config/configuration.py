@@ -50,6 +50,8 @@ BUILTIN_BODIES = {"sphere": "sphere_capytaine.nc"}
 DEFAULTS = CONFIG_DEFAULTS
 #: The FMU runtimes of [export] runtime ("auto": native whenever the model allows).
 RUNTIMES = ("auto", "native", "python")
+#: ``[export] kind``: the FMU that integrates the bodies, or the hydrodynamic-load FMU.
+EXPORT_KINDS = ("motion", "loads")
 #: The top-level tables of a configuration.
 SECTIONS = (*DEFAULTS, "bodies", "moorings", "joints", "ptos")
 
@@ -113,6 +115,13 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     if out["export"]["runtime"] not in RUNTIMES:
         raise ConfigError(f"[export] runtime = {out['export']['runtime']!r}: choose one of "
                           f"{', '.join(RUNTIMES)}", value=out["export"]["runtime"])
+    if out["export"]["kind"] not in EXPORT_KINDS:
+        raise ConfigError(f"[export] kind = {out['export']['kind']!r}: choose one of "
+                          f"{', '.join(EXPORT_KINDS)}", value=out["export"]["kind"])
+    if out["export"]["kind"] == "loads" and out["export"]["runtime"] == "native":
+        raise ConfigError("[export] kind = 'loads' is built by the Python runtime only (the "
+                          "native load FMU is not written yet): set [export] runtime = "
+                          "'python' or 'auto'", value=out["export"]["runtime"])
     bodies = data.get("bodies")
     if not isinstance(bodies, list) or not bodies:
         raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)

@@ -44,6 +44,7 @@ UNIT_DEFINITIONS: dict[str, dict[str, float]] = {
     "N.m/rad": {"kg": 1, "m": 2, "s": -2, "rad": -1},
     "N.s/m": {"kg": 1, "s": -1},
     "N.m.s/rad": {"kg": 1, "m": 2, "s": -1, "rad": -1},
+    "kg.m": {"kg": 1, "m": 1},
     "kg.m2": {"kg": 1, "m": 2},
     "kg/m3": {"kg": 1, "m": -3},
     "Pa": {"kg": 1, "m": -1, "s": -2},

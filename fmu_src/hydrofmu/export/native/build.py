@@ -133,6 +133,9 @@ def _native_refusal(bodies: Sequence[HydroData], config: dict[str, Any],
     """Why the native FMU cannot be built ("" when it can: user parts, a part the native
     runtime cannot step, no compiler), and what the note adds of its time scheme (nothing:
     the native runtime steps the configured scheme or refuses it)."""
+    if str(config_value(config, "export", "kind")) == "loads":
+        return ("[export] kind = 'loads' (the hydrodynamic-load FMU) runs in Python only: "
+                "the native load FMU is not written yet"), ""
     if parts:
         named = [getattr(p[0] if isinstance(p, tuple) else p, "__name__", repr(p))
                  for p in parts]

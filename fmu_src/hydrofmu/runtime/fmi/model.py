@@ -15,6 +15,8 @@ from typing import Any
 
 from ..errors import HydroFMUError
 from ..hydrodata.store import load_model
+from ..loads.interface import LOAD_KIND
+from ..loads.model import LoadModel
 from ..parts.user import user_part_specs
 from ..simulator.layout import parameter_table
 from ..simulator.simulator import Simulator
@@ -81,20 +83,28 @@ class FmuModel:
         return cls(bodies=bodies, config=config, parts=user_part_specs(config, package),
                    identity=model_identity(resources, model_path))
 
-    def simulator(self, parameters: dict[str, Any]) -> Simulator:
+    @property
+    def face(self) -> type[Simulator] | type[LoadModel]:
+        """What the FMU runs: the :class:`Simulator` (``[export] kind = "motion"``) or the
+        :class:`~hydrofmu.runtime.loads.model.LoadModel` (``kind = "loads"``)."""
+        loads = (self.config.get("export") or {}).get("kind") == LOAD_KIND
+        return LoadModel if loads else Simulator
+
+    def simulator(self, parameters: dict[str, Any]) -> Simulator | LoadModel:
         """A new simulator of this model with the given parameter values (checked by the
         simulator's constructor before it allocates anything)."""
-        return Simulator.from_payload(self.bodies, self.config, parameters, parts=self.parts)
+        return self.face(self.bodies, self.config, parameters, parts=self.parts)
 
     def variable_table(self) -> VariableTable:
         """The FMI variables of this model (parameters, inputs, outputs), start values
         filled in; raises :class:`HydroFMUError` when the interface is inconsistent."""
         model = (self.bodies, self.config, self.parts)
+        face = self.face
         return VariableTable(
             parameters=list(parameter_table(*model)),
-            input_names=list(Simulator.input_names(*model)),
-            output_names=list(Simulator.output_names(*model)),
-            input_units=list(Simulator.input_units(*model)),
-            output_units=list(Simulator.output_units(*model)),
-            dependencies=dict(Simulator.output_dependencies(*model)),
+            input_names=list(face.input_names(*model)),
+            output_names=list(face.output_names(*model)),
+            input_units=list(face.input_units(*model)),
+            output_units=list(face.output_units(*model)),
+            dependencies=dict(face.output_dependencies(*model)),
         )

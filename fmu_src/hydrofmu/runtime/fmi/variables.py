@@ -181,13 +181,15 @@ class VariableTable:
         -------
         dict
             ``"units"``: Real variable name -> unit (``"1"`` when dimensionless);
-            ``"dependencies"``: output name -> input names it depends on directly;
+            ``"dependencies"``: output name -> input names it depends on directly (or
+            a mapping input name -> ``dependenciesKind``);
             ``"inputs"``, ``"outputs"``, ``"parameters"``: the names, in order;
             ``"ranges"``: parameter name -> (min, max) where either is given.
         """
         return {
             "units": dict(self.units),
-            "dependencies": {k: list(v) for k, v in self.dependencies.items()},
+            "dependencies": {k: dict(v) if isinstance(v, dict) else list(v)
+                             for k, v in self.dependencies.items()},
             "inputs": list(self.input_names),
             "outputs": list(self.output_names),
             "parameters": [p.name for p in self.parameters],

@@ -89,7 +89,9 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     # runtime: "auto" (the native FMU whenever the model allows, else the Python FMU),
     # "native" (the model stepped in C, no Python at run time: hydrofmu.export.native; as
     # `hydrofmu build --native`) or "python" (the pythonfmu FMU; as `--python`).
-    "export": {"runtime": "auto"},
+    # kind: "motion" (the FMU integrates the bodies) or "loads" (the forces at the
+    # importer's motion with A_inf handed out: hydrofmu.runtime.loads; the Python FMU).
+    "export": {"runtime": "auto", "kind": "motion"},
 }
 
 
