@@ -64,9 +64,8 @@ def refusal(sim: Simulator) -> str:
         why = scheme_refusal(sim, linear=True)
         if why:
             return why
-    if (tableau is not None or parts) and (
-            sim.partition is not None
-            or isinstance(sim.scheme, (LocalEuler, LocalAdamsBashforth))):
+    if ((tableau is not None and sim.partition is not None)
+            or (parts and isinstance(sim.scheme, (LocalEuler, LocalAdamsBashforth)))):
         return ("the native FMU takes one internal step for the whole state; this model "
                 "runs local time steps. Fix: " + FIX)
     return ""
