@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from ...runtime.errors import ExportError
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 from .lines_blob import NativeLines, lines_section
+from .packing import pack_f64 as _f64
 
 MAGIC = b"HFMUNAT1"
 VERSION = 3
@@ -201,14 +202,6 @@ def _sparse(a: NDArray, shape: tuple[int, ...]) -> bytes:
     out += [struct.pack("<IId", int(i), int(j), float(arr[i, j]))
             for i, j in zip(rows, cols, strict=True)]
     return b"".join(out)
-
-
-def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
-    arr = np.asarray(a, dtype="<f8")
-    if arr.shape != shape:
-        raise ExportError(f"native model array of shape {arr.shape}, expected {shape}",
-                          value=arr.shape)
-    return np.ascontiguousarray(arr).tobytes()
 
 
 def _text(s: str) -> bytes:

@@ -31,6 +31,7 @@ from ...runtime.forces.convolution import ConvolutionRadiation
 from ...runtime.parts.part import Part
 from ...runtime.schemes.runge_kutta import ExplicitRungeKutta
 from ...runtime.simulator.simulator import Simulator
+from .packing import pack_f64 as _f64
 
 #: The most stages the runtime steps (rk4's four).
 MAX_STAGES = 4
@@ -149,14 +150,6 @@ def native_convolution(model: ConvolutionRadiation, velocity: NDArray[np.float64
         rows=np.array(rows, dtype=np.intp), cols=np.array(cols, dtype=np.intp),
         kernel=np.array(kernel, dtype=float).reshape(len(rows), model.nk + 2),
         oc=np.asarray(oc, dtype=float))
-
-
-def _f64(a: NDArray, shape: tuple[int, ...]) -> bytes:
-    arr = np.asarray(a, dtype="<f8")
-    if arr.shape != shape:
-        raise ExportError(f"native model array of shape {arr.shape}, expected {shape}",
-                          value=arr.shape)
-    return np.ascontiguousarray(arr).tobytes()
 
 
 def _u32(a: NDArray) -> bytes:
