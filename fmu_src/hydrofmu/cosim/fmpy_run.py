@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from ..progress import Progress
 from ..runtime.errors import ExportError
+from .fmpy_logger import restore_default_logger
 
 
 def simulate(
@@ -98,6 +99,7 @@ def simulate(
         raise ExportError(f"{name} failed during the simulation after t = {reached[0]:.6g} s "
                           f"({exc}){reason}", value=str(fmu)) from exc
     finally:
+        restore_default_logger()  # fmpy's proxy would keep this run's freed logger
         bar.close()
     end = float(result["time"][-1]) if result.size else start_time
     if end < stop_time - 0.5 * output_interval:

@@ -87,24 +87,29 @@ def run_sea_state(data: bytes, digest: str, *, index: int, start_values: dict[st
         out["channels"] = channels
         from fmpy import simulate_fmu
 
+        from ..cosim.fmpy_logger import restore_default_logger
+
         def logger(component: Any, instance: Any, status: int, category: Any,
                    message: Any) -> None:
             if status >= 2:  # fmi2Warning and worse
                 text = message.decode(errors="replace") if isinstance(message, bytes) else message
                 messages.append(str(text))
 
-        result = simulate_fmu(
-            folder,
-            model_description=md,
-            start_time=0.0,
-            stop_time=float(duration),
-            output_interval=float(output_interval),
-            start_values=dict(start_values),
-            output=channels,
-            validate=False,
-            logger=logger,
-            debug_logging=True,
-        )
+        try:
+            result = simulate_fmu(
+                folder,
+                model_description=md,
+                start_time=0.0,
+                stop_time=float(duration),
+                output_interval=float(output_interval),
+                start_values=dict(start_values),
+                output=channels,
+                validate=False,
+                logger=logger,
+                debug_logging=True,
+            )
+        finally:
+            restore_default_logger()  # fmpy's proxy would keep this run's freed logger
         t = np.asarray(result["time"], dtype=float)
         if t.size == 0 or t[-1] < duration - 1e-6 * output_interval:
             # fmpy ends the run quietly when the FMU refuses a step (fmi2Discard/Error).

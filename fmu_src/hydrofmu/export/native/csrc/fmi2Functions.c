@@ -194,8 +194,8 @@ static int param_refused(instance *c, uint32_t index, const char *type, int same
     if (!same) {
         REFUSE(c, "parameter '%s': this native FMU was assembled with its start value and "
                "cannot take another one (the model's matrices are computed at build); rebuild "
-               "it with the value in the configuration (hydrofmu build --native), or use the "
-               "Python FMU (hydrofmu build) to change it at run time", c->md.names[index]);
+               "it with the value in the configuration (hydrofmu build), or use the Python FMU "
+               "(hydrofmu build --python) to change it at run time", c->md.names[index]);
         return 1;
     }
     return 0;
