@@ -125,7 +125,7 @@ def test_add_dimensions_on_a_synthetic_table() -> None:
 @pytest.mark.fmu
 def test_simulate_fmu_runs_the_default_experiment_with_dimensions(
         rm3_model: hydrofmu.Model, tmp_path: Path) -> None:
-    fmu = rm3_model.build_fmu(tmp_path / "RM3.fmu", model_name="RM3")
+    fmu = rm3_model.build_fmu(tmp_path / "RM3.fmu", model_name="RM3", native=False)
     ds = hydrofmu.simulate_fmu(fmu)  # no other argument: [simulation] of the model
     sim = rm3_model.config["simulation"]
     assert ds["time"].values[0] == sim["start_time"]

@@ -25,7 +25,7 @@ import pytest
 
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
-from hydrofmu.export.native.compile import C_SOURCES, RUNTIME_DIR
+from hydrofmu.export.native.compile import C_SOURCES, LINE_KERNEL_DIR, RUNTIME_DIR
 from native_helpers import interface
 
 pytestmark = pytest.mark.fmu
@@ -72,6 +72,7 @@ def test_corrupt_model_and_state_are_refused(small: dict, tmp_path: Path) -> Non
         pytest.skip("no gcc for the sanitizer build")
     host = tmp_path / "corrupt_host"
     cmd = ["gcc", "-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME_DIR}",
+           f"-I{LINE_KERNEL_DIR}",
            *SANITIZE, "-o", str(host), str(HOST),
            *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

@@ -20,7 +20,7 @@ import pytest
 
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
-from hydrofmu.export.native.compile import C_SOURCES, FLAGS, RUNTIME_DIR
+from hydrofmu.export.native.compile import C_SOURCES, FLAGS, LINE_KERNEL_DIR, RUNTIME_DIR
 from test_exact_scheme import POSE
 
 pytestmark = pytest.mark.fmu
@@ -81,7 +81,8 @@ def runtime_copy(unpacked: Path, folder: Path, sources: Path, *flags: str) -> Pa
     target = folder / "fmu"
     shutil.copytree(unpacked, target)
     library = target / "binaries" / "linux64" / "Sphere.so"
-    cmd = ["gcc", "-shared", "-fPIC", *FLAGS, *flags, f"-I{sources}", "-o", str(library),
+    cmd = ["gcc", "-shared", "-fPIC", *FLAGS, *flags, f"-I{sources}",
+           f"-I{LINE_KERNEL_DIR}", "-o", str(library),
            *(str(sources / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -12,8 +12,6 @@ import hydrofmu
 from hydrofmu.runtime.errors import ExportError
 from panel_meshes import sphere, write_stl
 
-pytest.importorskip("capytaine")
-
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> hydrofmu.Model:

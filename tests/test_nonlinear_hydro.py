@@ -27,8 +27,6 @@ from hydrofmu.runtime.panels.kernel import (
 from hydrofmu.runtime.waves.kinematics import wave_number
 from panel_meshes import RHO, G, box, kernel, pose, sphere, write_stl
 
-pytest.importorskip("capytaine")
-
 
 def one_wave(amplitude: float, period: float, depth: float, heading: float = 0.0,
              phase: float = 0.0) -> WaveComponents:

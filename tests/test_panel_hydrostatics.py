@@ -15,8 +15,6 @@ import math
 import numpy as np
 import pytest
 
-pytest.importorskip("capytaine")
-
 from hydrofmu.io.panel_mesh import BodyMesh
 from hydrofmu.runtime.panels.kernel import AWP, COB, CWP, STATIC_LOAD, VOLUME
 from panel_meshes import RHO, G, box, cap, cylinder, kernel, pose, sphere

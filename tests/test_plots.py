@@ -158,7 +158,7 @@ def test_run_plot_progress_and_csv_units(tmp_path: Path, capsys: pytest.CaptureF
     """The command as a user runs it: progress bars over the build's stages and over the
     simulation on stderr, the CSV with units, the PNG."""
     out, png = tmp_path / "decay.csv", tmp_path / "decay.png"
-    code = main(["run", str(EXAMPLES / "cylinder_capytaine_decay.toml"), "-o", str(out),
+    code = main(["run", str(EXAMPLES / "cylinder_capytaine_decay.toml"), "--python", "-o", str(out),
                  "--plot", str(png), "--stop-time", "1", "--output-interval", "0.05"])
     captured = capsys.readouterr()
     assert code == 0, captured.err

@@ -73,7 +73,11 @@ def read_bemio(path: str | Path, body: str | None = None, *, check: bool = True)
     except OSError as exc:
         raise HydroDataError(f"{p}: not an HDF5 file (h5py: {exc})", value=str(p)) from None
     with f:
-        hd, _ = _read_open_file(f, p, body)
+        try:
+            hd, _ = _read_open_file(f, p, body)
+        except (OSError, RuntimeError, KeyError) as exc:  # h5py: a damaged file
+            raise HydroDataError(f"{p}: a damaged HDF5 file (h5py: {exc}); write it again "
+                                 "with BEMIO", value=str(p)) from None
     if check:
         check_hydrodata(hd)
     return hd
@@ -105,8 +109,12 @@ def read_bemio_bodies(path: str | Path, *, check: bool = True) -> MultiBodyData:
     except OSError as exc:
         raise HydroDataError(f"{p}: not an HDF5 file (h5py: {exc})", value=str(p)) from None
     with f:
-        n = len([k for k in f if _BODY_GROUP.match(k)])
-        parts = [_read_open_file(f, p, f"body{k + 1}") for k in range(n)]
+        try:
+            n = len([k for k in f if _BODY_GROUP.match(k)])
+            parts = [_read_open_file(f, p, f"body{k + 1}") for k in range(n)]
+        except (OSError, RuntimeError, KeyError) as exc:  # h5py: a damaged file
+            raise HydroDataError(f"{p}: a damaged HDF5 file (h5py: {exc}); write it again "
+                                 "with BEMIO", value=str(p)) from None
     bodies = tuple(hd for hd, _ in parts)
     ncol = parts[0][1][0].shape[2] if parts else 0
     if ncol != 6 * n or any(rows[0].shape[2] != ncol for _, rows in parts):

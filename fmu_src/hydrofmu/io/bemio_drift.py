@@ -11,6 +11,7 @@ Frequencies and headings (degrees) are ``simulation_parameters/w`` and ``wave_di
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,27 @@ def _open(path: Path) -> Any:
     return h5py.File(path, "r")
 
 
+def _damaged_hdf5(func: Any) -> Any:
+    """``func`` with h5py's errors on a damaged file (a broken link, a bad chunk) turned
+    into a :class:`HydroDataError` naming the file."""
+
+    @functools.wraps(func)
+    def guarded(path: str | Path, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(path, *args, **kwargs)
+        except (OSError, RuntimeError, KeyError) as exc:
+            raise HydroDataError(f"{path}: a damaged or unreadable HDF5 file (h5py: {exc}); "
+                                 "write it again with BEMIO", value=str(path)) from None
+
+    return guarded
+
+
 def _bodies(f: Any) -> list[str]:
     return sorted((k for k in f if k.startswith("body") and k[4:].isdigit()),
                   key=lambda k: int(k[4:]))
 
 
+@_damaged_hdf5
 def bemio_drift_methods(path: str | Path, body: str | None = None) -> tuple[str, ...]:
     """The mean drift methods a BEMIO file holds for a body (empty when none).
 
@@ -60,6 +77,7 @@ def bemio_drift_methods(path: str | Path, body: str | None = None) -> tuple[str,
                      if f"hydro_coeffs/mean_drift/{g}/val" in grp)
 
 
+@_damaged_hdf5
 def read_bemio_mean_drift(path: str | Path, method: str = "control_surface",
                           body: str | None = None) -> MeanDrift:
     """Read one body's mean drift from a BEMIO ``.h5``.
