@@ -13,6 +13,7 @@ import numpy as np
 
 from ..runtime.errors import ConfigError, did_you_mean
 from ..runtime.forces.hydrostatics import gravity_stiffness_correction, static_imbalance
+from ..runtime.forces.large_rotation import ROTATIONS
 from ..runtime.hydrodata.model import DOF_NAMES, HydroData
 from .rigid_body import (
     added_mass_matrix,
@@ -28,6 +29,7 @@ BODY_KEYS = (
     "added_mass", "added_mass_frame", "orientation", "position", "fixed",
     "drift", "drift_file", "drift_method", "drift_sum",
     "mesh", "nonlinear",  # config/nonlinear.py
+    "rotations",  # runtime/forces/large_rotation.py
 )
 
 
@@ -261,9 +263,22 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
     }
     if added_mass_inf is not None:
         resolved["added_mass_inf"] = added_mass_inf.tolist()
+    if _rotations(b) == "large":  # absent: small (the linear model, unchanged)
+        resolved["rotations"] = "large"
     if "position" in b:  # horizontal place of the data's origin (the excitation's phase)
         resolved["position"] = check_vector(b["position"], 2, f"body '{name}': position").tolist()
     return resolved, notes
+
+
+def _rotations(b: dict[str, Any]) -> str:
+    """The body's ``rotations``: ``"small"`` (default, the linear model) or ``"large"``."""
+    value = b.get("rotations", "small")
+    if value not in ROTATIONS:
+        raise ConfigError(f"body '{b['name']}': rotations = {value!r}; choose "
+                          f"{' or '.join(repr(r) for r in ROTATIONS)} (\"large\": the pose "
+                          "by a quaternion, the Newton-Euler equations; docs/guide/"
+                          "large-rotations.md)", value=value)
+    return str(value)
 
 
 def _configured_added_mass(b: dict[str, Any], hd: HydroData, notes: list[str]

@@ -19,6 +19,7 @@ from .current_drag import CurrentDragPart, current_drag_needed
 from .drift import DriftPart
 from .hydrostatics import HydrostaticsPart
 from .joints import JOINTS
+from .large_rotation import LargeRotationPart, large_bodies
 from .linear_mooring import LinearMooring
 from .moordyn_mooring import MoorDynPart
 from .nonlinear_hydro import NonlinearFroudeKrylov, NonlinearHydrostatics, nonlinear_bodies
@@ -47,6 +48,7 @@ for _kind, _cls in JOINTS.items():
 register_part("joint.revolute", RevoluteJoint)
 register_part("joint.static_load", StaticLoads)
 register_part("pto.linear", LinearPto)
+register_part("rigid_body.large_rotation", LargeRotationPart)
 
 #: Body force output channels every model has, in output order (zero when no part adds
 #: to them); a part with a new channel appends it.
@@ -81,4 +83,6 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
         parts.append((part_class("joint.static_load", "joints"), {}))
     for p in config.get("ptos") or []:  # checked by config.parse_config
         parts.append((part_class("pto.linear", "ptos"), dict(p)))
+    if large_bodies(config):  # [[bodies]] rotations = "large" (bodies/dynamics.py)
+        parts.append((part_class("rigid_body.large_rotation", "bodies"), {}))
     return parts

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..bodies.dynamics import LargeRotationDynamics
 from ..linear.model import LinearModel
 from ..linear.stepper import SinusoidBank, stacked
 from ..parts.linear import ramp_factor
@@ -51,11 +52,14 @@ AtPoint = Callable[[float, NDArray[np.float64], NDArray[np.float64]], Any]
 MAP_TOLERANCE = 1e-9
 
 
-def general_outputs(asm: Assembly, ctx: Context, acc_prev: NDArray[np.float64]
-                    ) -> NDArray[np.float64]:
+def general_outputs(asm: Assembly, ctx: Context, acc_prev: NDArray[np.float64],
+                    large: LargeRotationDynamics | None = None) -> NDArray[np.float64]:
     """All outputs at the point of ``ctx`` (time, state, inputs) from the parts' forces and
     outputs, shape (n_out,); ``acc_prev`` the previous internal step's acceleration (n,)
-    for the lagged added mass. Sets ``ctx.multipliers`` (joints)."""
+    for the lagged added mass; ``large``: the large-rotation bodies' equations, which then
+    assemble them. Sets ``ctx.multipliers`` (joints)."""
+    if large is not None:
+        return large.outputs(ctx, body_outputs)
     rows = asm.channel_rows
     channels = np.zeros((len(rows), asm.n))
     total = np.zeros(asm.n)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..bodies.dynamics import LargeRotationDynamics
 from ..errors import ConfigError, InputError, IntegrationError
 from ..hydrodata.model import HydroData
 from ..linear.model import assemble
@@ -159,16 +160,16 @@ class Simulator(ModelInterface):
             added_mass_method=self.added_mass_method, adj_mass_factor=self.adj_mass_factor,
             initial=(q0, self.v0))
         self.constraints, self.nr, self.free = a.constraints, a.nr, a.constraints.free
-        self.lhs = a.lhs
+        self.lhs, self.lagged = a.lhs, a.lagged
         self.added, self.added_left, self.added_lagged = a.added, a.added_left, a.added_lagged
-        self.lagged = a.lagged
         self.warnings.extend(asymmetry_warning(a.added))
         self._committing = [q for q in self.parts if type(q).commit is not Part.commit]
         self._listening = [q for q in self.parts if type(q).new_inputs is not Part.new_inputs]
         # Local time steps (local_steps.py).
         self.partition = StatePartition.build(self.assembly, self.report)
-        self.ctx = Context()
-        self.rhs_builder = RhsBuilder(self.assembly, self.ctx, self.partition)
+        self.ctx, self.large = Context(), LargeRotationDynamics.build(  # bodies/dynamics.py
+            a, mass, self.added_mass_method, self.partition)
+        self.rhs_builder = RhsBuilder(self.assembly, self.ctx, self.partition, self.large)
         self.output_cache = OutputCache(len(self.table.outputs), by_parts=self.outputs_by_parts,
                                         context=self.output_context)
         self.u = np.zeros(len(self.table.inputs))
@@ -259,7 +260,7 @@ class Simulator(ModelInterface):
         ctx = self.ctx
         ctx.t, ctx.t0, ctx.sn = t, self.t0, sn
         ctx.s = t - (self.t0 + self.grid_index * self.dt)
-        ctx.q, ctx.v = self.constraints.expand_pair(y)
+        ctx.q, ctx.v = (self.large or self.constraints).expand_pair(y)
         ctx.vn = ctx.v if vn is None else vn
         ctx.u = self.u if u is None else u
         ctx.y = y
@@ -366,7 +367,8 @@ class Simulator(ModelInterface):
             ctx = self._context(t, y, 0.0, u=u)
             for part in self._listening:
                 part.new_inputs(ctx)
-        return general_outputs(self.assembly, self.output_context(t, y, u), self.acc_prev)
+        return general_outputs(self.assembly, self.output_context(t, y, u), self.acc_prev,
+                               self.large)
 
     @property
     def output_map(self) -> OutputMap | None:

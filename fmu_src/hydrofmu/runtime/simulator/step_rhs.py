@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from ..bodies.dynamics import LargeRotationDynamics
 from ..parts.part import Context
 from ..schemes.right_hand_side import RightHandSide
 from .assembly import Assembly
@@ -35,6 +36,9 @@ class RhsBuilder:
         The evaluation context shared by the parts (filled in place).
     partition
         The local-time-step partition, or ``None``.
+    large
+        The large-rotation bodies' equations (``bodies/dynamics.py``), or ``None``: then
+        :meth:`build` gives theirs.
 
     Attributes
     ----------
@@ -46,9 +50,10 @@ class RhsBuilder:
         The parts with states, in state order.
     """
 
-    def __init__(self, assembly: Assembly, ctx: Context,
-                 partition: StatePartition | None) -> None:
+    def __init__(self, assembly: Assembly, ctx: Context, partition: StatePartition | None,
+                 large: LargeRotationDynamics | None = None) -> None:
         self.assembly, self.ctx, self.partition = assembly, ctx, partition
+        self.large = large
         self.forces = [p.force for p in assembly.parts if p.active]
         self.stateful = [p for p in assembly.parts if p.n_states]
 
@@ -79,7 +84,10 @@ class RhsBuilder:
         ``linear_part`` (``F`` of ``f = F y + g``, for a scheme that reads it) or ``None``."""
         rhs: RightHandSide
         expand = self.assembly.constraints.expand_pair
-        if linear_form is not None and self.partition is None:
+        if self.large is not None:  # large rotations: the Newton-Euler equations
+            self.start(t_n, y_n, t0=t0, t_grid=t_grid, u=u)
+            rhs = self.large.rhs(self.ctx, y_n, t_grid)
+        elif linear_form is not None and self.partition is None:
             self.start(t_n, y_n, t0=t0, t_grid=t_grid, u=u)
             rhs = linear_form.rhs(self.ctx, t_grid, lag, expand)
         else:
