@@ -12,7 +12,6 @@ import numpy as np
 
 from hydrofmu.config.bodies import resolve_body
 from hydrofmu.config.configuration import parse_config, resolve
-from hydrofmu.runtime.hydrodata.model import HydroData
 from hydrofmu.runtime.parts.part import Context, ModelInfo, Part
 from hydrofmu.runtime.simulator.simulator import Simulator
 from physics_helpers import bemio_sphere_body
@@ -27,7 +26,7 @@ def dry_model(entries: list[dict[str, Any]], joints: list[dict[str, Any]] | None
     and ``[[bodies]]`` keys: ``mass``, ``inertia``, ``cog``, ``dofs``, ``rotations``,
     ``initial_pose``, ``initial_velocity``) in still water that does not touch them."""
     data = {"bodies": [bemio_sphere_body(name=e["name"]) for e in entries],
-            "wave": {"type": "none"},
+            "wave": {"type": "none"}, "radiation": {"method": "constant"},
             "simulation": {"max_internal_step": dt, "time_scheme": scheme}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the sphere's BEM notes
