@@ -188,3 +188,32 @@ def test_two_free_rotations_are_refused() -> None:
         dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "mass": 10.0,
                     "inertia": [1.0] * 3, "dofs": ["roll", "pitch"], "rotations": "large",
                     "weightless": True}])
+
+
+def test_native_build_refuses_large_rotations_naming_the_key() -> None:
+    from hydrofmu.export.native.refusal import refusal
+
+    sim = dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "mass": 10.0,
+                      "inertia": [1.0] * 3, "rotations": "large", "weightless": True}])
+    why = refusal(sim)
+    assert 'rotations = "large"' in why and "--python" in why, why
+
+
+def test_state_rollback_is_bit_identical() -> None:
+    # What the FMU's get/set FMU state does: the quaternion states are in the state vector.
+    sim = dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "weightless": True,
+                      "mass": 500.0, "inertia": INERTIA.tolist(), "rotations": "large",
+                      "initial_velocity": [0.0, 0.0, 0.0, *W0]}], dt=0.05)
+    for k in range(10):
+        sim.step(0.1 * k, 0.1)
+    saved = sim.get_state()
+    first = [sim.output_vector()]
+    for k in range(10, 20):
+        sim.step(0.1 * k, 0.1)
+        first.append(sim.output_vector())
+    sim.set_state(saved)
+    again = [sim.output_vector()]
+    for k in range(10, 20):
+        sim.step(0.1 * k, 0.1)
+        again.append(sim.output_vector())
+    np.testing.assert_array_equal(np.array(first), np.array(again))

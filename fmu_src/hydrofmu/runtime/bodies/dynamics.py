@@ -42,7 +42,6 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..parts.part import Context, Part
 from ..schemes.right_hand_side import RightHandSide
-from .rotations import euler_from_matrix
 
 Array = NDArray[np.float64]
 
@@ -114,7 +113,7 @@ class LargeRotationDynamics:
         for b in self.bodies:
             sl = b.dofs
             rot = b.rotation(q_lin[sl], y)
-            q[sl] = np.concatenate([b.displacement(q_lin[sl], rot), euler_from_matrix(rot)])
+            q[sl] = np.concatenate([b.displacement(q_lin[sl], rot), b.euler(q_lin[sl], rot)])
             d = b.velocity_map(rot)
             v[sl] = d @ v_lin[sl]
             poses.append((rot, d))

@@ -18,8 +18,11 @@ free to turn about every axis, from a unit quaternion among the model's states):
   ``x = p + R (r0 - p) - r0``, with velocity ``omega x (x + r0 - p)``;
 - :class:`NoRotation` (every rotation held): translations only.
 
-Each gives the rotation ``R`` (body to world), the displacement ``x`` of the reference point
-(world axes), the map ``D`` from the linear coordinates' velocity to the true one
+Each gives the rotation ``R`` (body to world), its Euler angles (roll, pitch, yaw of
+:mod:`.rotations`; for a rotation about a coordinate axis, the angle itself, continuous
+past 90 degrees: ``(0, theta, 0)`` is still ``Rz(0) Ry(theta) Rx(0)``, so a hinge about y
+reads its angle beyond the canonical pitch range), the displacement ``x`` of the reference
+point (world axes), the map ``D`` from the linear coordinates' velocity to the true one
 (``v = D q'``, per body 6 x 6) and the velocity-product acceleration ``kappa = D' q'``.
 
 Run-time module: numpy and the standard library only.
@@ -30,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .rotations import axis_angle_matrix, matrix_from_quaternion, skew
+from .rotations import axis_angle_matrix, euler_from_matrix, matrix_from_quaternion, skew
 
 Array = NDArray[np.float64]
 
@@ -73,6 +76,10 @@ class BodyKinematics:
         """``D`` (6, 6): the true velocity ``[v, omega]`` (world axes) from ``q'``."""
         return _IDENTITY6
 
+    def euler(self, q: Array, rot: Array) -> Array:
+        """``(roll, pitch, yaw)`` of ``R`` (:mod:`.rotations`), rad, shape (3,)."""
+        return euler_from_matrix(rot)
+
     def velocity_product(self, v: Array, rot: Array) -> Array | None:
         """``kappa = D' q'`` (6,), m/s^2 and rad/s^2, or ``None`` when zero."""
         return None
@@ -100,6 +107,9 @@ class AxisRotation(BodyKinematics):
 
     def rotation(self, q: Array, y: Array) -> Array:
         return axis_angle_matrix(self.unit, float(q[3 + self.axis]))
+
+    def euler(self, q: Array, rot: Array) -> Array:
+        return self.unit * float(q[3 + self.axis])  # continuous, not wrapped
 
 
 class HingeRotation(BodyKinematics):
@@ -129,6 +139,11 @@ class HingeRotation(BodyKinematics):
 
     def rotation(self, q: Array, y: Array) -> Array:
         return axis_angle_matrix(self.unit, self.angle(q))
+
+    def euler(self, q: Array, rot: Array) -> Array:
+        if np.count_nonzero(self.unit) == 1:  # about x, y or z: continuous, not wrapped
+            return self.unit * self.angle(q)
+        return euler_from_matrix(rot)
 
     def displacement(self, q: Array, rot: Array) -> Array:
         return rot @ self.arm0 - self.arm0
