@@ -13,7 +13,7 @@ import numpy as np
 
 from ..runtime.errors import ConfigError, did_you_mean
 from ..runtime.forces.hydrostatics import gravity_stiffness_correction, static_imbalance
-from ..runtime.forces.large_rotation import ROTATIONS
+from ..runtime.forces.large_rotation import RADIATION_FRAMES, ROTATIONS
 from ..runtime.hydrodata.model import DOF_NAMES, HydroData
 from .rigid_body import (
     added_mass_matrix,
@@ -29,7 +29,7 @@ BODY_KEYS = (
     "added_mass", "added_mass_frame", "orientation", "position", "fixed",
     "drift", "drift_file", "drift_method", "drift_sum",
     "mesh", "nonlinear",  # config/nonlinear.py
-    "rotations",  # runtime/forces/large_rotation.py
+    "rotations", "radiation_frame",  # runtime/forces/large_rotation.py
 )
 
 
@@ -265,6 +265,8 @@ def resolve_body(b: dict[str, Any], hd: HydroData) -> tuple[dict[str, Any], list
         resolved["added_mass_inf"] = added_mass_inf.tolist()
     if _rotations(b) == "large":  # absent: small (the linear model, unchanged)
         resolved["rotations"] = "large"
+        if b.get("radiation_frame", "world") == "body":
+            resolved["radiation_frame"] = "body"
     if "position" in b:  # horizontal place of the data's origin (the excitation's phase)
         resolved["position"] = check_vector(b["position"], 2, f"body '{name}': position").tolist()
     return resolved, notes
@@ -278,6 +280,12 @@ def _rotations(b: dict[str, Any]) -> str:
                           f"{' or '.join(repr(r) for r in ROTATIONS)} (\"large\": the pose "
                           "by a quaternion, the Newton-Euler equations; docs/guide/"
                           "large-rotations.md)", value=value)
+    frame = b.get("radiation_frame", "world")
+    if frame not in RADIATION_FRAMES or ("radiation_frame" in b and value != "large"):
+        raise ConfigError(f"body '{b['name']}': radiation_frame = {frame!r}; choose "
+                          f"{' or '.join(repr(r) for r in RADIATION_FRAMES)}, with rotations "
+                          "= \"large\" only (a small-rotation body has one frame)",
+                          value=frame)
     return str(value)
 
 

@@ -47,6 +47,9 @@ Array = NDArray[np.float64]
 
 #: Parts left out of a model with large-rotation bodies (module docstring).
 EXCLUDED_KINDS: tuple[str, ...] = ("joint.static_load",)
+#: Parts that see a ``radiation_frame = "body"`` body's velocity in its body axes, their
+#: force turned back to world axes (module docstring).
+BODY_FRAME_KINDS: tuple[str, ...] = ("radiation", "viscous")
 #: The part that holds the large-rotation bodies (forces/large_rotation.py).
 PART_KIND = "rigid_body.large_rotation"
 
@@ -69,11 +72,18 @@ class LargeRotationDynamics:
         self.assembly = assembly
         self.bodies = list(part.kinematics)  # type: ignore[attr-defined]
         self.basis = assembly.constraints.basis
-        self.lhs = np.array(assembly.lhs)
         self.nr = assembly.nr
         self.body_mass = [np.array(mass[b.dofs, b.dofs]) for b in self.bodies]
         self.forcing = [p for p in assembly.parts if p.active and p.kind not in EXCLUDED_KINDS]
         self.stateful = [p for p in assembly.parts if p.n_states]
+        #: The bodies whose radiation and damping act in body axes.
+        self.body_frame = [b for b in self.bodies if b.body_frame]
+        self.framed = {id(p) for p in assembly.parts if p.kind in BODY_FRAME_KINDS} \
+            if self.body_frame else set()
+        self.added_left = np.array(assembly.added_left)
+        # The left side without the added mass (turned with the body-frame bodies).
+        self.lhs = np.array(assembly.lhs) - (self.added_left if self.body_frame else 0.0)
+        self.body_ctx = Context()
 
     @classmethod
     def build(cls, assembly: Any, mass: Array, method: str,
@@ -89,6 +99,15 @@ class LargeRotationDynamics:
                 f"added_mass.method = {method!r} with rotations = \"large\": the added mass "
                 "acts on the accelerations of the turning bodies through the left side only; "
                 "use added_mass.method = \"implicit\"", value=method)
+        framed = [b.name for b in part.kinematics if b.body_frame]  # type: ignore[attr-defined]
+        memory = [p.kind for p in assembly.parts if p.kind in BODY_FRAME_KINDS
+                  and getattr(p, "method", "") == "convolution"]
+        if framed and memory:
+            raise ConfigError(
+                f"bodies {framed} have radiation_frame = \"body\", which the convolution "
+                "radiation's memory (committed in world axes) cannot follow; use "
+                "radiation.method = \"constant\" or \"state_space\", or radiation_frame = "
+                "\"world\"", value="convolution")
         if partition is not None:
             raise ConfigError("local time steps (a part with its own stable step) are not "
                               "stepped with rotations = \"large\"; use one step for the whole "
@@ -127,13 +146,14 @@ class LargeRotationDynamics:
         acceleration (world axes) and the constraint force."""
         jac = self.basis.copy()
         lhs = self.lhs.copy()
+        if self.body_frame:
+            lhs += self.turned_added_mass(poses)
         bias = np.zeros(lhs.shape[0])
         kappa = np.zeros(lhs.shape[0])
         for b, mb, (rot, d) in zip(self.bodies, self.body_mass, poses, strict=True):
             sl = b.dofs
             jac[sl] = d @ self.basis[sl]
-            r6 = np.zeros((6, 6))
-            r6[:3, :3] = r6[3:, 3:] = rot
+            r6 = _turn(rot)
             lhs[sl, sl] += r6 @ mb @ r6.T - mb
             s = mb[3:, :3]  # m S(c)
             mc = rot @ np.array([s[2, 1], s[0, 2], s[1, 0]])
@@ -148,11 +168,51 @@ class LargeRotationDynamics:
         acc = jac @ vr_dot + kappa
         return vr_dot, acc, lhs @ acc + bias - total
 
-    def force_sum(self, ctx: Context) -> Array:
+    def turned_added_mass(self, poses: list[tuple[Array, Array]]) -> Array:
+        """The left side's added mass with the ``radiation_frame = "body"`` bodies' rows and
+        columns turned with them, ``Q A Q^T``, shape (n, n)."""
+        q = np.eye(self.lhs.shape[0])
+        for b, (rot, _) in zip(self.bodies, poses, strict=True):
+            if b.body_frame:
+                q[b.dofs, b.dofs] = _turn(rot)
+        return q @ self.added_left @ q.T
+
+    def frame_context(self, ctx: Context, poses: list[tuple[Array, Array]]) -> Context:
+        """``ctx`` with the ``radiation_frame = "body"`` bodies' velocities (``v``, ``vn``)
+        in their body axes (a second context, refilled)."""
+        bctx = self.body_ctx
+        for name in Context.__slots__:
+            setattr(bctx, name, getattr(ctx, name))
+        bctx.v, bctx.vn = ctx.v.copy(), ctx.vn.copy()
+        for b, (rot, _) in zip(self.bodies, poses, strict=True):
+            if b.body_frame:
+                r6t = _turn(rot).T
+                bctx.v[b.dofs] = r6t @ ctx.v[b.dofs]
+                bctx.vn[b.dofs] = r6t @ ctx.vn[b.dofs]  # at the step's start: an
+                # approximation of the same order as the parts' own use of vn
+        return bctx
+
+    def part_force(self, part: Part, ctx: Context, bctx: Context | None,
+                   poses: list[tuple[Array, Array]]) -> Array | None:
+        """``part``'s force at ``ctx`` (world axes); a body-frame part evaluated at ``bctx``
+        and its force turned back to world axes for the body-frame bodies."""
+        if bctx is None or id(part) not in self.framed:
+            return part.force(ctx)
+        f = part.force(bctx)
+        if f is None:
+            return None
+        f = f.copy()
+        for b, (rot, _) in zip(self.bodies, poses, strict=True):
+            if b.body_frame:
+                f[b.dofs] = _turn(rot) @ f[b.dofs]
+        return f
+
+    def force_sum(self, ctx: Context, poses: list[tuple[Array, Array]]) -> Array:
         """The parts' forces summed at ``ctx``, shape (n,), N and N m."""
         total = np.zeros(self.lhs.shape[0])
+        bctx = self.frame_context(ctx, poses) if self.framed else None
         for part in self.forcing:
-            f = part.force(ctx)
+            f = self.part_force(part, ctx, bctx, poses)
             if f is not None:
                 total += f
         return total
@@ -171,18 +231,21 @@ class LargeRotationDynamics:
         rows = asm.channel_rows
         channels = np.zeros((len(rows), asm.n))
         total = np.zeros(asm.n)
+        poses = self.poses(ctx.y)[2]
+        bctx = self.frame_context(ctx, poses) if self.framed else None
         for part in self.forcing:
-            f = part.force(ctx)
+            f = self.part_force(part, ctx, bctx, poses)
             if f is None:
                 continue
             total += f
             if part.channel is not None:
                 channels[rows[part.channel]] += f
-        _, acc, f_c = self.solve(self.poses(ctx.y)[2], ctx.v, total)
+        _, acc, f_c = self.solve(poses, ctx.v, total)
         if asm.multiplier_map is not None:
             ctx.multipliers = asm.multiplier_map @ f_c
+        added = self.turned_added_mass(poses) if self.body_frame else self.added_left
         out = np.empty(asm.n_outputs)
-        body_outputs(ctx.q, ctx.v, acc, -asm.added_left @ acc, f_c, channels, out)
+        body_outputs(ctx.q, ctx.v, acc, -added @ acc, f_c, channels, out)
         for part in asm.parts:
             if part.output_slice.stop > part.output_slice.start:
                 out[part.output_slice] = part.outputs(ctx)
@@ -201,10 +264,18 @@ class LargeRotationRHS(RightHandSide):
         nr = dyn.nr
         ctx.t, ctx.s, ctx.y = t, t - self.t_grid, y
         ctx.q, ctx.v, poses = dyn.poses(y)
-        vr_dot, _, _ = dyn.solve(poses, ctx.v, dyn.force_sum(ctx))
+        vr_dot, _, _ = dyn.solve(poses, ctx.v, dyn.force_sum(ctx, poses))
         out = np.empty_like(y)
         out[:nr] = y[nr: 2 * nr]
         out[nr: 2 * nr] = vr_dot
-        for part in dyn.stateful:
-            out[part.state_slice] = part.derivative(ctx)
+        bctx = dyn.frame_context(ctx, poses) if dyn.framed else ctx
+        for part in dyn.stateful:  # a state-space radiation in body axes too
+            out[part.state_slice] = part.derivative(bctx if id(part) in dyn.framed else ctx)
         return out
+
+
+def _turn(rot: Array) -> Array:
+    """``diag(R, R)``, shape (6, 6)."""
+    r6 = np.zeros((6, 6))
+    r6[:3, :3] = r6[3:, 3:] = rot
+    return r6

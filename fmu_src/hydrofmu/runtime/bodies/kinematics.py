@@ -56,6 +56,8 @@ class BodyKinematics:
     n_states: int = 0
     #: What the body's rotation is, for the model's report.
     description: str = ""
+    #: ``radiation_frame = "body"``: its radiation and damping act in its body axes.
+    body_frame: bool = False
 
     def __init__(self, *, index: int, name: str) -> None:
         self.index = index

@@ -43,6 +43,9 @@ from .revolute import hinge_geometry
 
 #: The values of ``[[bodies]] rotations``.
 ROTATIONS: tuple[str, ...] = ("small", "large")
+#: The values of ``[[bodies]] radiation_frame`` (large rotations only): the axes the
+#: linear radiation and damping act in (:mod:`hydrofmu.runtime.bodies.dynamics`).
+RADIATION_FRAMES: tuple[str, ...] = ("world", "body")
 
 WHY_NOT_LINEAR = ("a body has rotations = \"large\" (its pose by a quaternion or a reduced "
                   "hinge angle, the Newton-Euler equations with their gyroscopic terms): not "
@@ -59,6 +62,13 @@ def large_bodies(config: dict[str, Any]) -> list[int]:
 
 
 def _kinematics(model: ModelInfo, k: int) -> BodyKinematics:
+    """The kinematics of large-rotation body ``k``, with its radiation frame."""
+    kin = _rotation_kind(model, k)
+    kin.body_frame = model.config["bodies"][k].get("radiation_frame") == "body"
+    return kin
+
+
+def _rotation_kind(model: ModelInfo, k: int) -> BodyKinematics:
     """The kinematics of large-rotation body ``k`` (module docstring's rules)."""
     cfg = model.config
     body = cfg["bodies"][k]
@@ -130,7 +140,8 @@ class LargeRotationPart(Part):
                 self._initial[offset:offset + 4] = quaternion_from_matrix(
                     matrix_from_euler(*pose))
             offset += b.n_states
-            model.report.append(f"{b.name}: large rotations, {b.description}")
+            model.report.append(f"{b.name}: large rotations, {b.description}, radiation "
+                                f"and damping in {'body' if b.body_frame else 'world'} axes")
 
     @classmethod
     def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
