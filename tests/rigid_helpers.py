@@ -23,8 +23,9 @@ RHO = 1025.0
 def dry_model(entries: list[dict[str, Any]], joints: list[dict[str, Any]] | None = None,
               *, dt: float = 0.005, scheme: str = "rk4", parts: Any = ()) -> Simulator:
     """A simulator of the bodies ``entries`` (``name``, ``reference`` (3,), ``weightless``,
-    and ``[[bodies]]`` keys: ``mass``, ``inertia``, ``cog``, ``dofs``, ``rotations``,
-    ``initial_pose``, ``initial_velocity``) in still water that does not touch them."""
+    ``added`` (6, 6): an added mass at every frequency, and ``[[bodies]]`` keys: ``mass``,
+    ``inertia``, ``cog``, ``dofs``, ``rotations``, ``radiation_frame``, ``initial_pose``,
+    ``initial_velocity``) in still water that does not touch them otherwise."""
     data = {"bodies": [bemio_sphere_body(name=e["name"]) for e in entries],
             "wave": {"type": "none"}, "radiation": {"method": "constant"},
             "simulation": {"max_internal_step": dt, "time_scheme": scheme}}
@@ -36,14 +37,17 @@ def dry_model(entries: list[dict[str, Any]], joints: list[dict[str, Any]] | None
         hd = bodies[k]
         nw = hd.omega.size
         volume = e["mass"] / RHO if e.get("weightless") else 0.0
+        added = np.asarray(e.get("added", np.zeros((6, 6))), dtype=float)
         hd = hd.with_changes(
-            added_mass=np.zeros((nw, 6, 6)), radiation_damping=np.zeros((nw, 6, 6)),
-            added_mass_inf=np.zeros((6, 6)), excitation=np.zeros_like(hd.excitation),
+            added_mass=np.broadcast_to(added, (nw, 6, 6)).copy(),
+            radiation_damping=np.zeros((nw, 6, 6)), added_mass_inf=added,
+            excitation=np.zeros_like(hd.excitation),
             hydrostatic_stiffness=np.zeros((6, 6)), displaced_volume=volume,
             center_of_buoyancy=np.zeros(3), center_of_gravity=np.zeros(3),
             reference_point=np.asarray(e["reference"], dtype=float), inertia_matrix=None,
             rho=RHO, g=G)
-        spec = {key: v for key, v in e.items() if key not in ("reference", "weightless")}
+        spec = {key: v for key, v in e.items()
+                if key not in ("reference", "weightless", "added")}
         cfg["bodies"][k], _ = resolve_body({"hydro": "-", **spec}, hd)
         out.append(hd)
     cfg["joints"] = parse_config({**data, "joints": joints or []})["joints"]

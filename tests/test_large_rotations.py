@@ -124,9 +124,11 @@ def test_heavy_symmetric_top_precesses_at_the_closed_form_rate() -> None:
 MASS, I_CG, ARM = 800.0, 150.0, 2.0
 
 
-def _pendulum(angle: float, rotations: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+def _pendulum(angle: float, rotations: str, **extra: object
+              ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     sim = dry_model([{"name": "b", "reference": [0.0, 0.0, -ARM], "mass": MASS,
-                      "inertia": [I_CG] * 3, "cog": [0.0, 0.0, 0.0], "rotations": rotations}],
+                      "inertia": [I_CG] * 3, "cog": [0.0, 0.0, 0.0], "rotations": rotations,
+                      **extra}],
                     [{"name": "h", "kind": "revolute", "body": "b", "axis": [0.0, 1.0, 0.0],
                       "point": [0.0, 0.0, 0.0], "initial_angle": angle}], dt=0.005)
     t, out = run(sim, 12.0, 0.01)
@@ -217,3 +219,35 @@ def test_state_rollback_is_bit_identical() -> None:
         sim.step(0.1 * k, 0.1)
         again.append(sim.output_vector())
     np.testing.assert_array_equal(np.array(first), np.array(again))
+
+
+def _period(t: np.ndarray, x: np.ndarray) -> np.ndarray:
+    i = np.flatnonzero((x[:-1] < 0.0) & (x[1:] >= 0.0))
+    crossings = t[i] - x[i] * (t[i + 1] - t[i]) / (x[i + 1] - x[i])
+    return np.diff(crossings)
+
+
+def test_body_frame_added_mass_turns_with_the_pendulum() -> None:
+    # An added mass in surge (a_x), heave (a_z) and pitch (a_55) at the reference point. In
+    # body axes it turns with the pendulum: the hinge's inertia is I_P + a_x L^2 + a_55 at
+    # every angle, and the large swing's period is the elliptic one with it. In world axes
+    # the arm turns against it (a_x L^2 cos^2 + a_z L^2 sin^2): another period.
+    a_x, a_z, a_55 = 400.0, 2000.0, 60.0
+    added = np.diag([a_x, 0.0, a_z, 0.0, a_55, 0.0])
+    angle = 2.0
+    inertia = I_CG + MASS * ARM**2 + a_x * ARM**2 + a_55
+    period = 4.0 * math.sqrt(inertia / (MASS * G * ARM)) * ellipk(math.sin(angle / 2.0) ** 2)
+    t, out, names = _pendulum(angle, "large", added=added, radiation_frame="body")
+    got = _period(t, out[:, names.index("b.pose[1]")])
+    np.testing.assert_allclose(got, period, rtol=1e-6)  # as the dry pendulum's test
+    t, out, names = _pendulum(angle, "large", added=added)
+    world = _period(t, out[:, names.index("b.pose[1]")])
+    assert np.all(np.abs(world / period - 1.0) > 1e-2), (world, period)
+
+
+@pytest.mark.parametrize("entry", [{"radiation_frame": "hull"},
+                                   {"radiation_frame": "body", "rotations": "small"}])
+def test_radiation_frame_is_checked(entry: dict[str, str]) -> None:
+    with pytest.raises(ConfigError, match="radiation_frame"):
+        dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "mass": 10.0,
+                    "inertia": [1.0] * 3, "weightless": True, "rotations": "large", **entry}])
