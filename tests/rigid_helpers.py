@@ -21,14 +21,16 @@ RHO = 1025.0
 
 
 def dry_model(entries: list[dict[str, Any]], joints: list[dict[str, Any]] | None = None,
-              *, dt: float = 0.005, scheme: str = "rk4", parts: Any = ()) -> Simulator:
+              *, dt: float = 0.005, scheme: str = "rk4", parts: Any = (),
+              moorings: list[dict[str, Any]] | None = None) -> Simulator:
     """A simulator of the bodies ``entries`` (``name``, ``reference`` (3,), ``weightless``,
     ``added`` (6, 6): an added mass at every frequency, and ``[[bodies]]`` keys: ``mass``,
     ``inertia``, ``cog``, ``dofs``, ``rotations``, ``radiation_frame``, ``initial_pose``,
     ``initial_velocity``) in still water that does not touch them otherwise."""
     data = {"bodies": [bemio_sphere_body(name=e["name"]) for e in entries],
             "wave": {"type": "none"}, "radiation": {"method": "constant"},
-            "simulation": {"max_internal_step": dt, "time_scheme": scheme}}
+            "simulation": {"max_internal_step": dt, "time_scheme": scheme},
+            **({"moorings": moorings} if moorings else {})}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the sphere's BEM notes
         bodies, cfg = resolve(data, Path.cwd())

@@ -251,3 +251,18 @@ def test_radiation_frame_is_checked(entry: dict[str, str]) -> None:
     with pytest.raises(ConfigError, match="radiation_frame"):
         dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "mass": 10.0,
                     "inertia": [1.0] * 3, "weightless": True, "rotations": "large", **entry}])
+
+
+def test_angle_moorings_on_a_freely_turning_body_are_refused() -> None:
+    # A catenary mooring reads the pose as MoorDyn's x-y'-z'' angles; the body's are
+    # z-y'-x'': equal about one axis only, so a free rotation is refused, naming the fix.
+    lines = [{"anchor": [150.0 * math.cos(a), 150.0 * math.sin(a), -50.0],
+              "fairlead": [4.6 * math.cos(a), 4.6 * math.sin(a), -2.0], "length": 170.0,
+              "weight": 471.2, "ea": 2.0e8} for a in (0.0, 2.1, 4.2)]
+    entry = {"name": "body", "reference": [0.0, 0.0, 0.0], "mass": 1.0e5,
+             "inertia": [1.0e6] * 3, "weightless": True, "rotations": "large"}
+    with pytest.raises(ConfigError, match=r"mooring\.catenary.*x-y'-z''"):
+        dry_model([entry], moorings=[{"type": "catenary", "body": "body", "lines": lines}])
+    # About one axis the conventions agree: accepted.
+    dry_model([{**entry, "dofs": ["surge", "heave", "pitch"]}],
+              moorings=[{"type": "catenary", "body": "body", "lines": lines}])

@@ -50,6 +50,9 @@ EXCLUDED_KINDS: tuple[str, ...] = ("joint.static_load",)
 #: Parts that see a ``radiation_frame = "body"`` body's velocity in its body axes, their
 #: force turned back to world axes (module docstring).
 BODY_FRAME_KINDS: tuple[str, ...] = ("radiation", "viscous")
+#: Moorings that read a body's pose as Euler angles of their own convention (refused on a
+#: body turning about more than one axis).
+ANGLE_MOORINGS: tuple[str, ...] = ("mooring.catenary", "mooring.moordyn")
 #: The part that holds the large-rotation bodies (forces/large_rotation.py).
 PART_KIND = "rigid_body.large_rotation"
 
@@ -108,6 +111,15 @@ class LargeRotationDynamics:
                 "radiation's memory (committed in world axes) cannot follow; use "
                 "radiation.method = \"constant\" or \"state_space\", or radiation_frame = "
                 "\"world\"", value="convolution")
+        for p in assembly.parts:
+            turning = [b.name for b in part.kinematics  # type: ignore[attr-defined]
+                       if not b.single_axis and np.any(p.dofs[b.dofs])]
+            if p.kind in ANGLE_MOORINGS and turning:
+                raise ConfigError(
+                    f"{p.kind} on bodies {turning} with rotations = \"large\" about more than "
+                    "one axis: the lines take the pose as MoorDyn's x-y'-z'' angles, the body "
+                    "reports z-y'-x''; use rotations = \"small\", a rotation about one axis, "
+                    "or a linear mooring", value=p.kind)
         if partition is not None:
             raise ConfigError("local time steps (a part with its own stable step) are not "
                               "stepped with rotations = \"large\"; use one step for the whole "

@@ -58,6 +58,9 @@ class BodyKinematics:
     description: str = ""
     #: ``radiation_frame = "body"``: its radiation and damping act in its body axes.
     body_frame: bool = False
+    #: The rotation is about one world coordinate axis (or none): every Euler convention
+    #: then reads the same angles (x-y'-z'' of MoorDyn's lines as z-y'-x'').
+    single_axis: bool = True
 
     def __init__(self, *, index: int, name: str) -> None:
         self.index = index
@@ -92,6 +95,7 @@ class FreeRotation(BodyKinematics):
 
     n_states = 4
     description = "free rotation, unit quaternion"
+    single_axis = False
 
     def rotation(self, q: Array, y: Array) -> Array:
         return matrix_from_quaternion(y[self.state_slice])
@@ -134,6 +138,7 @@ class HingeRotation(BodyKinematics):
         self.point = np.asarray(point, dtype=float)
         self.arm0 = np.asarray(reference, dtype=float) - self.point
         self.description = "revolute joint (reduced hinge angle, exact at any angle)"
+        self.single_axis = bool(np.count_nonzero(self.unit) == 1)
 
     def angle(self, q: Array) -> float:
         """The hinge angle, rad, from the linear coordinates (6,)."""
