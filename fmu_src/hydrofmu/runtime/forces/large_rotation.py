@@ -142,6 +142,9 @@ class LargeRotationPart(Part):
             offset += b.n_states
             model.report.append(f"{b.name}: large rotations, {b.description}, radiation "
                                 f"and damping in {'body' if b.body_frame else 'world'} axes")
+        if self.kinematics and model.config.get("joints"):
+            model.report.append("large rotations: the joints' static-load stiffness "
+                                "(joint.static_load) is left out, the arms turn exactly")
 
     @classmethod
     def output_ports(cls, bodies: list[HydroData], config: dict[str, Any],
