@@ -6,8 +6,8 @@ and its angular velocity, both in **world** axes (WEC-Sim's convention: the line
 radiation, excitation, damping and PTO forces are written in world axes about the
 reference point, and the added mass ``A_inf`` acts on the world-axes acceleration). A body
 with ``rotations = "large"`` (:mod:`hydrofmu.runtime.forces.large_rotation`) has the true
-velocity ``v = D(y) T v_r`` (:mod:`.kinematics`), so with ``J = D T`` the equations of
-motion in the reduced coordinates are (Kane's)::
+velocity ``v = D(y) T v_r`` (:mod:`~hydrofmu.runtime.bodies.kinematics`), so with
+``J = D T`` the equations of motion in the reduced coordinates are (Kane's)::
 
     J^T L(R) J v_r' = J^T (F - b(R, omega) - L(R) kappa),    L(R) = M_w(R) + A,
 
@@ -130,8 +130,9 @@ class LargeRotationDynamics:
     # ------------------------------------------------------------------ kinematics
     def expand_pair(self, y: Array) -> tuple[Array, Array]:
         """The true pose ``q`` (displacement, then roll, pitch, yaw of
-        :mod:`.rotations` for the large-rotation bodies) and velocity ``[v, omega]``
-        (world axes) of every body from the state ``y``, shape (n,) each."""
+        :mod:`~hydrofmu.runtime.bodies.rotations` for the large-rotation bodies) and
+        velocity ``[v, omega]`` (world axes) of every body from the state ``y``, shape (n,)
+        each."""
         q, v, _ = self.poses(y)
         return q, v
 

@@ -19,9 +19,10 @@ free to turn about every axis, from a unit quaternion among the model's states):
 - :class:`NoRotation` (every rotation held): translations only.
 
 Each gives the rotation ``R`` (body to world), its Euler angles (roll, pitch, yaw of
-:mod:`.rotations`; for a rotation about a coordinate axis, the angle itself, continuous
-past 90 degrees: ``(0, theta, 0)`` is still ``Rz(0) Ry(theta) Rx(0)``, so a hinge about y
-reads its angle beyond the canonical pitch range), the displacement ``x`` of the reference
+:mod:`~hydrofmu.runtime.bodies.rotations`; for a rotation about a coordinate axis, the
+angle itself, continuous past 90 degrees: ``(0, theta, 0)`` is still
+``Rz(0) Ry(theta) Rx(0)``, so a hinge about y reads its angle beyond the canonical pitch
+range), the displacement ``x`` of the reference
 point (world axes), the map ``D`` from the linear coordinates' velocity to the true one
 (``v = D q'``, per body 6 x 6) and the velocity-product acceleration ``kappa = D' q'``.
 
@@ -82,7 +83,8 @@ class BodyKinematics:
         return _IDENTITY6
 
     def euler(self, q: Array, rot: Array) -> Array:
-        """``(roll, pitch, yaw)`` of ``R`` (:mod:`.rotations`), rad, shape (3,)."""
+        """``(roll, pitch, yaw)`` of ``R``, rad, shape (3,)
+        (:mod:`~hydrofmu.runtime.bodies.rotations`)."""
         return euler_from_matrix(rot)
 
     def velocity_product(self, v: Array, rot: Array) -> Array | None:
