@@ -148,6 +148,15 @@ def test_revolute_joint_holds_at_ninety_degrees_and_swings_at_the_elliptic_perio
     # Euler angles at 90 degrees (gimbal lock: atan2 of entries ~1e-16): 1e-12 m.
     assert np.max(np.abs(hinge)) < 1e-12
     assert pose[0, 4] == pytest.approx(angle, abs=1e-15)
+    # The hinge's reaction at release (at rest, arm horizontal): the reference point falls
+    # with a = alpha L, alpha = m g L / I_P, so the hinge carries m g (1 - m L^2 / I_P)
+    # upwards, no horizontal force (no centripetal term yet), and its moment about the
+    # reference point is (p - r) x F with p - r = (L, 0, 0).
+    reaction = out[0, [names.index(f"b.F_constraint[{i}]") for i in range(1, 7)]]
+    lift = MASS * G * (1.0 - MASS * ARM**2 / (I_CG + MASS * ARM**2))
+    expected = np.array([0.0, 0.0, lift, 0.0, -ARM * lift, 0.0])
+    # Round-off of the solve with the 7848 N weight and 3350 kg m^2: 1e-9 N.
+    np.testing.assert_allclose(reaction, expected, atol=1e-9 * MASS * G)
     period = 4.0 * math.sqrt((I_CG + MASS * ARM**2) / (MASS * G * ARM)) * ellipk(
         math.sin(angle / 2.0) ** 2)
     x = pose[:, 0]
