@@ -42,6 +42,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..parts.part import Context, Part
 from ..schemes.right_hand_side import RightHandSide
+from .rotations import cross
 
 Array = NDArray[np.float64]
 
@@ -171,8 +172,8 @@ class LargeRotationDynamics:
             s = mb[3:, :3]  # m S(c)
             mc = rot @ np.array([s[2, 1], s[0, 2], s[1, 0]])
             w = v[sl][3:]
-            bias[sl] = np.concatenate([np.cross(w, np.cross(w, mc)),
-                                       np.cross(w, rot @ (mb[3:, 3:] @ (rot.T @ w)))])
+            bias[sl] = np.concatenate([cross(w, cross(w, mc)),
+                                       cross(w, rot @ (mb[3:, 3:] @ (rot.T @ w)))])
             k = b.velocity_product(v[sl], rot)
             if k is not None:
                 kappa[sl] = k

@@ -34,7 +34,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .rotations import axis_angle_matrix, euler_from_matrix, matrix_from_quaternion, skew
+from .rotations import (
+    axis_angle_matrix,
+    cross,
+    euler_from_matrix,
+    matrix_from_quaternion,
+    skew,
+)
 
 Array = NDArray[np.float64]
 
@@ -166,7 +172,7 @@ class HingeRotation(BodyKinematics):
     def velocity_product(self, v: Array, rot: Array) -> Array:
         w = v[3:]
         out = np.zeros(6)
-        out[:3] = np.cross(w, np.cross(w, rot @ self.arm0))
+        out[:3] = cross(w, cross(w, rot @ self.arm0))
         return out
 
 
