@@ -184,7 +184,9 @@ class VariableTable:
             ``"dependencies"``: output name -> input names it depends on directly (or
             a mapping input name -> ``dependenciesKind``);
             ``"inputs"``, ``"outputs"``, ``"parameters"``: the names, in order;
-            ``"ranges"``: parameter name -> (min, max) where either is given.
+            ``"ranges"``: parameter name -> (min, max) where either is given;
+            ``"enumerations"``: Integer parameter name -> its items (the choice
+            parameters' enumeration twins, :mod:`hydrofmu.runtime.parameters.choices`).
         """
         return {
             "units": dict(self.units),
@@ -195,6 +197,8 @@ class VariableTable:
             "parameters": [p.name for p in self.parameters],
             "ranges": {p.name: (p.min, p.max) for p in self.parameters
                        if p.min is not None or p.max is not None},
+            "enumerations": {p.name: list(p.choices) for p in self.parameters
+                             if p.kind == "Integer" and p.choices},
         }
 
     def parameter_values(self) -> dict[str, Any]:
