@@ -111,3 +111,37 @@ def test_the_native_fmu_takes_its_build_choice_as_an_enumeration(fmus) -> None:
     assert np.array_equal(_run(fmu, {"radiation.method_enum": start}), _run(fmu, {}))
     with pytest.raises(Exception, match=r"(?i)fmi2SetInteger|fmi2Error|failed"):
         _run(fmu, {"radiation.method_enum": start % 3 + 1})
+
+
+@pytest.mark.parametrize(("setting", "shown"), [
+    ({"radiation.method_enum": 2}, ("constant", 2)),
+    ({"radiation.method": "constant"}, ("constant", 2)),
+    ({}, ("convolution", 1)),
+])
+def test_the_python_fmu_shows_the_choice_it_runs(fmus, tmp_path: Path, setting: dict,
+                                                 shown: tuple) -> None:
+    """After initialization the String and its twin both show the choice the model runs
+    with, whichever of them set it."""
+    from fmpy import extract
+    from fmpy.fmi2 import FMU2Slave
+
+    fmu = fmus["python"]
+    md = fmpy.read_model_description(str(fmu))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    slave = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(fmu), str(tmp_path / "u")),
+                      modelIdentifier=md.coSimulation.modelIdentifier, instanceName="show")
+    slave.instantiate()
+    try:
+        slave.setupExperiment(startTime=0.0)
+        for name, value in setting.items():
+            if isinstance(value, str):
+                slave.setString([vr[name]], [value])
+            else:
+                slave.setInteger([vr[name]], [value])
+        slave.enterInitializationMode()
+        slave.exitInitializationMode()
+        assert (slave.getString([vr["radiation.method"]])[0].decode(),
+                slave.getInteger([vr["radiation.method_enum"]])[0]) == shown
+        slave.terminate()
+    finally:
+        slave.freeInstance()
