@@ -93,7 +93,7 @@ class Instance:
         vr = [self.vr[name]]
         if kind == "Real":
             self.fmu.setReal(vr, [float(value)])
-        elif kind == "Integer":
+        elif kind in ("Integer", "Enumeration"):
             self.fmu.setInteger(vr, [int(value)])
         else:
             self.fmu.setString(vr, [str(value)])

@@ -75,7 +75,9 @@ class Oracle:
 
     def __init__(self, md: object, flavour: str) -> None:
         self.strict = flavour == "native"
-        self.vars = {(v.type, v.valueReference): v for v in md.modelVariables}
+        # an Enumeration (a choice parameter's twin) is set and read as an Integer
+        self.vars = {("Integer" if v.type == "Enumeration" else v.type, v.valueReference): v
+                     for v in md.modelVariables}
         self.inputs = {v.valueReference: float(v.start or 0.0) for v in md.modelVariables
                        if v.causality == "input" and v.type == "Real"}
         self.reset()
@@ -176,7 +178,7 @@ def _same(v: object, value: object) -> bool:
     if v.type == "Real":
         a, b = float(v.start), float(value)
         return a == b or (math.isnan(a) and math.isnan(b))
-    if v.type == "Integer":
+    if v.type in ("Integer", "Enumeration"):
         return int(v.start) == value
     return str(v.start).encode() == value
 

@@ -1,4 +1,5 @@
-"""Command line: ``hydrofmu build | check | run | demo | info | doctor | bem | sweep | mooring``.
+"""Command line: ``hydrofmu build | check | run | demo | info | doctor | bem | sweep | mooring |
+crosscheck``.
 
 Every expected failure (a bad configuration, an unreadable, truncated or corrupt data file,
 an unwritable output, a missing file) prints one line ``error: <message>`` on stderr and
@@ -293,7 +294,8 @@ def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="hydrofmu",
         description="A floating body in waves, from BEM data to an FMI 2.0 co-simulation FMU. "
-        "Commands: build, check, run, demo, info, doctor, bem, sweep, mooring replay; "
+        "Commands: build, check, run, demo, info, doctor, bem, sweep, mooring replay, "
+        "crosscheck; "
         "'hydrofmu COMMAND --help' gives each one's options.",
         epilog="User guide: docs/guide/README.md in the repository. Errors: one line "
         "'error: ...' on stderr and exit status 2 (--debug adds the traceback).",
@@ -333,10 +335,12 @@ def make_parser() -> argparse.ArgumentParser:
     i.add_argument("--body", default=None,
                    help="the body of a multi-body file (its name or bodyN)")
     i.set_defaults(func=_info)
+    from .cross_check import add_crosscheck_parser
     from .extras import add_bem_parser, add_sweep_parser
     from .mooring import add_mooring_commands
 
     add_mooring_commands(sub)
+    add_crosscheck_parser(sub)
     add_bem_parser(sub)
     add_sweep_parser(sub)
 

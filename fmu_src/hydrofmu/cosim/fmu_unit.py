@@ -58,7 +58,7 @@ class FmuUnit:
             self.fmu.enterInitializationMode()
             for name, value in (parameters or {}).items():
                 self._check(name)
-                if self.types[name] == "Integer":
+                if self.types[name] in ("Integer", "Enumeration"):
                     self.fmu.setInteger([self.refs[name]], [int(value)])
                 else:
                     self.fmu.setReal([self.refs[name]], [float(value)])

@@ -286,6 +286,7 @@ def build_fmu(
                 generation_tool=f"hydrofmu {__version__} (pythonfmu builder)",
                 ranges=metadata.get("ranges"),
                 default_experiment=_default_experiment(config),
+                enumerations=metadata.get("enumerations"),
             ),
         )
         stage(BUILD_STAGES[4])

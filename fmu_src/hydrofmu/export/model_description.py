@@ -89,6 +89,7 @@ def finalize_model_description(
     generation_tool: str | None = None,
     ranges: Mapping[str, tuple[float | None, float | None]] | None = None,
     default_experiment: Mapping[str, float] | None = None,
+    enumerations: Mapping[str, Sequence[str]] | None = None,
 ) -> bytes:
     """Add units, output dependencies and initial unknowns to a model description.
 
@@ -111,6 +112,9 @@ def finalize_model_description(
     default_experiment
         ``startTime``, ``stopTime``, ``stepSize`` (s) of the ``<DefaultExperiment>``
         element, which replaces any there is.
+    enumerations
+        Integer variable name -> its items: declared as FMI enumerations
+        (:func:`hydrofmu.export.enumerations.declare_enumerations`).
 
     Returns
     -------
@@ -205,6 +209,10 @@ def finalize_model_description(
         ET.SubElement(initial_node, "Unknown", index=str(index[name]))
     for old in root.findall("ModelStructure"):
         root.remove(old)
+    if enumerations:
+        from .enumerations import declare_enumerations
+
+        declare_enumerations(root, enumerations)
 
     children = [c for c in root if c.tag != "UnitDefinitions"] + [unit_defs, structure]
     for c in list(root):

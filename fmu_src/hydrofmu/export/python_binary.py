@@ -160,6 +160,9 @@ def link_libpython(fmu: str | Path, libpython: str | Path | None = None) -> list
 
 #: The shim's C source (shipped with the package).
 URI_SHIM_SOURCE = Path(__file__).with_name("uri_shim.c")
+#: The folder of ``hfn_uri.h``, the native runtime's parser of resource locations, which the
+#: shim includes.
+URI_PARSER_DIR = Path(__file__).with_name("native") / "csrc"
 
 #: glibc version the ziglang-built shim targets (zig links against stubs of that version,
 #: so the shim loads on any Linux with glibc >= 2.17, as manylinux2014 wheels do).
@@ -262,6 +265,7 @@ def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
             "-fvisibility=hidden",
             "-Wl,-z,nodelete",
             f"-I{fmi_headers()}",
+            f"-I{URI_PARSER_DIR}",  # hfn_uri.h: the resource location parsed as natively
             f'-DREAL_NAME="{Path(real).name}"',
             "-o",
             str(out),

@@ -4,9 +4,12 @@
  * to it (REAL_NAME, given at compile time) and forwards every FMI 2.0 co-simulation call.
  * It does three things pythonfmu 0.7.0's binary does not:
  *
- * 1. Resource URI: pythonfmu decodes only "%20"; an FMU unpacked under a folder with any
- *    other percent-encoded character (an accent: "t%C3%ABst") looks for its resources in a
- *    folder that does not exist and the host crashes. fmi2Instantiate decodes every %XY.
+ * 1. Resource URI: pythonfmu decodes only "%20" and strips only "file://"; an FMU unpacked
+ *    under a folder with any other percent-encoded character (an accent: "t%C3%ABst"), or
+ *    given "file:/path" (Simulink, Dymola) or "file://localhost/path", looks for its
+ *    resources in a folder that does not exist and the host crashes. fmi2Instantiate
+ *    parses the location as the native runtime does (native/csrc/hfn_uri.h: every %XY
+ *    decoded) and hands pythonfmu "file://" + the path.
  *
  * 2. fmi2Error: pythonfmu turns a Python exception into fmi2Fatal and lets Python return
  *    only OK (or Discard from doStep). fmi2Instantiate hands pythonfmu the shim's own
@@ -40,6 +43,7 @@
 #include <string.h>
 
 #include "fmi2FunctionTypes.h"
+#include "hfn_uri.h"
 
 #ifndef REAL_NAME
 #error "compile with -DREAL_NAME=\"<file name of the original binary>\""
@@ -196,30 +200,20 @@ static Shim *acquire(fmi2Component c, const char *call) {
     return found;
 }
 
-static int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static char *decode_uri(const char *uri) {
-    size_t n = strlen(uri);
-    char *decoded = malloc(n + 1);
-    if (!decoded) return NULL;
-    size_t j = 0;
-    for (size_t i = 0; i < n; ++i) {
-        int hi, lo;
-        if (uri[i] == '%' && i + 2 < n && (hi = hex_value(uri[i + 1])) >= 0 &&
-            (lo = hex_value(uri[i + 2])) >= 0) {
-            decoded[j++] = (char)(hi * 16 + lo);
-            i += 2;
-        } else {
-            decoded[j++] = uri[i];
-        }
+/* The resource location as pythonfmu 0.7.0 reads it on Linux: it strips "file://" and
+ * turns "%20" into a space, nothing else. The location is parsed as the native runtime
+ * parses it (hfn_uri.h: file:/path, file:///path, file://localhost/path, every %XX
+ * decoded) and handed on as "file://" + the path. NULL: not a file URI of this machine. */
+static char *normalized_uri(const char *uri) {
+    char *path = hfn_uri_to_path(uri, 0), *out;
+    if (!path) return NULL;
+    out = malloc(strlen(path) + 8);
+    if (out) {
+        memcpy(out, "file://", 7);
+        strcpy(out + 7, path);
     }
-    decoded[j] = '\0';
-    return decoded;
+    free(path);
+    return out;
 }
 
 EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
@@ -248,7 +242,12 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
     s->mine = s->host;
     s->mine.logger = shim_logger;
     s->mine.componentEnvironment = s;
-    char *decoded = fmuResourceLocation ? decode_uri(fmuResourceLocation) : NULL;
+    char *decoded = fmuResourceLocation ? normalized_uri(fmuResourceLocation) : NULL;
+    if (fmuResourceLocation && !decoded && functions && functions->logger)
+        functions->logger(functions->componentEnvironment, instanceName, fmi2Error,
+                          "logStatusError", "fmi2Instantiate: the resource location '%s' is "
+                          "not a file URI of this machine (file:///path, file:/path, "
+                          "file://localhost/path)", fmuResourceLocation);
     if (!s->name || (fmuResourceLocation && !decoded)) {
         free(decoded);
         release(s);

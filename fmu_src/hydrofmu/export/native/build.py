@@ -211,7 +211,7 @@ def parameter_values(xml: bytes, n_inputs: int, n_outputs: int) -> dict[str, Any
             raise ExportError(f"value references are not contiguous at {v.get('name')!r} "
                               f"({vr}, expected {expected})", value=vr)
         expected += 1
-        kind = v[0].tag
+        kind = "Integer" if v[0].tag == "Enumeration" else v[0].tag  # set as an Integer
         causality = v.get("causality")
         order.append((kind, causality))
         if causality == "parameter":

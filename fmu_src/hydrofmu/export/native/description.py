@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...runtime.hydrodata.model import HydroData
+from ...runtime.parameters.choices import TWIN_SUFFIX
 from ...runtime.parameters.table import ParameterSpec
 from ...runtime.simulator.layout import Table
 from ...runtime.version import __version__
@@ -144,7 +145,21 @@ def model_description(bodies: Sequence[HydroData], config: dict[str, Any], model
                 if p.min is not None or p.max is not None},
         default_experiment={attr: float(simulation[key]) for attr, key in keys.items()
                             if key in simulation},
+        enumerations={p.name: p.choices for p in parameters
+                      if p.kind == "Integer" and p.choices},
     )
+
+
+def _item_number(root: ET.Element, type_name: str, item: str) -> int:
+    """The value of ``item`` in the enumeration type ``type_name`` of the description."""
+    for simple in root.iter("SimpleType"):
+        if simple.get("name") == type_name:
+            for it in simple.iter("Item"):
+                if it.get("name") == item:
+                    return int(it.get("value"))
+    from ...runtime.errors import ExportError
+
+    raise ExportError(f"the enumeration {type_name!r} has no item {item!r}", value=item)
 
 
 #: The native runtime's co-simulation capabilities (``<CoSimulation>`` attributes).
@@ -182,5 +197,7 @@ def native_model_description(xml: bytes, model_name: str, tunable: tuple[str, ..
             v.set("variability", "fixed")
         if v.get("name") == "time_scheme":
             v[0].set("start", scheme)
+        if v.get("name") == f"time_scheme{TWIN_SUFFIX}":  # its enumeration twin agrees
+            v[0].set("start", str(_item_number(root, "time_scheme", scheme)))
     ET.indent(root)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8")

@@ -109,7 +109,8 @@ class FmiLifecycle:
         except Exception as exc:
             run.failure = log.internal("exit_initialization_mode", exc)
             return
-        run.attach(sim, parameters)
+        table.adopt_choices()  # a choice set by its enumeration twin shows in both
+        run.attach(sim, table.parameter_values())
         run.phase = fsm.STEP_COMPLETE
         for line in sim.report:  # model choices and their measured truncation errors
             log.error(line, Fmi2Status.ok)

@@ -18,6 +18,7 @@ from pythonfmu import Fmi2Causality, Fmi2Initial, Fmi2Variability, Integer, Real
 from pythonfmu.variables import ScalarVariable
 
 from ..errors import HydroFMUError
+from ..parameters.choices import TWIN_SUFFIX, resolve_choices
 from ..parameters.table import ParameterSpec
 from .names import describe, with_choices
 
@@ -170,6 +171,19 @@ class VariableTable:
                 value=variable.value_reference,
             )
 
+    def adopt_choices(self) -> None:
+        """Show the choices the model runs with (after the parameters were accepted): each
+        String choice parameter and its enumeration twin take the values
+        :func:`~hydrofmu.runtime.parameters.choices.resolve_choices` gives them (a twin
+        set away from its start value sets the String)."""
+        values = self.parameter_values()
+        resolve_choices(self.parameters, values)
+        for i, name in enumerate(self.str_names):
+            twin = f"{name}{TWIN_SUFFIX}"
+            if twin in self.int_names and isinstance(values.get(name), str):
+                self.strs[i] = values[name]
+                self.ints[self.int_names.index(twin)] = int(values[twin])
+
     def restore_values(self, reals: list[float], ints: list[int], strs: list[str]) -> None:
         """Replace the value lists (a restored FMU state; lengths already checked)."""
         self.reals, self.ints, self.strs = reals, ints, strs
@@ -184,7 +198,9 @@ class VariableTable:
             ``"dependencies"``: output name -> input names it depends on directly (or
             a mapping input name -> ``dependenciesKind``);
             ``"inputs"``, ``"outputs"``, ``"parameters"``: the names, in order;
-            ``"ranges"``: parameter name -> (min, max) where either is given.
+            ``"ranges"``: parameter name -> (min, max) where either is given;
+            ``"enumerations"``: Integer parameter name -> its items (the choice
+            parameters' enumeration twins, :mod:`hydrofmu.runtime.parameters.choices`).
         """
         return {
             "units": dict(self.units),
@@ -195,6 +211,8 @@ class VariableTable:
             "parameters": [p.name for p in self.parameters],
             "ranges": {p.name: (p.min, p.max) for p in self.parameters
                        if p.min is not None or p.max is not None},
+            "enumerations": {p.name: list(p.choices) for p in self.parameters
+                             if p.kind == "Integer" and p.choices},
         }
 
     def parameter_values(self) -> dict[str, Any]:

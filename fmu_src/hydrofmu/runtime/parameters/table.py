@@ -262,6 +262,9 @@ def model_parameter_specs(bodies: list[HydroData],
         int(config_value(config, "simulation", "max_internal_steps_per_call")), None,
         "Work limit: a doStep needing more internal steps than this is refused "
         "(fmi2Discard); raise it for longer communication steps", min=1, max=INT_MAX))
+    from .choices import twin_specs
+
+    p += twin_specs(p)  # every choice also an enumeration (Integer): parameters/choices.py
     for b in config["bodies"]:
         for i in range(6):
             u = ("m", "rad")[i // 3]
@@ -363,9 +366,12 @@ def validate_parameters(
         An unknown name (with the closest match), a value its entry refuses, or a failed
         cross-condition.
     """
+    from .choices import resolve_choices
+
     values = merged_values(table, overrides)
     for p in table:
         values[p.name] = p.validate(values[p.name])
+    resolve_choices(table, values)  # a choice set by its enumeration twin
     for cross in CROSS_CHECKS:
         cross(config, values)
     return values

@@ -3,6 +3,7 @@
 #include "hfn_instance.h"
 
 #include "hfn_conv.h"
+#include "hfn_uri.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -126,40 +127,6 @@ static char *dup_string(const char *s) {
     return d;
 }
 
-static int hexval(char ch) {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
-/* file:///a/b%20c -> /a/b c (every %XX decoded); Windows: file:///C:/x -> C:/x. */
-static char *uri_to_path(const char *uri) {
-    const char *p = uri;
-    char *out, *o;
-    if (strncmp(p, "file://", 7) == 0) {
-        p += 7;
-        if (strncmp(p, "localhost", 9) == 0) p += 9;
-    } else if (strncmp(p, "file:", 5) == 0) {
-        p += 5;
-    }
-#ifdef _WIN32
-    if (p[0] == '/' && p[1] && p[2] == ':') p++;
-#endif
-    out = o = (char *)malloc(strlen(p) + 32);
-    if (!out) return NULL;
-    while (*p) {
-        if (p[0] == '%' && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) {
-            *o++ = (char)(hexval(p[1]) * 16 + hexval(p[2]));
-            p += 3;
-        } else {
-            *o++ = *p++;
-        }
-    }
-    *o = '\0';
-    return out;
-}
-
 static unsigned char *read_file(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     unsigned char *data;
@@ -181,10 +148,18 @@ static unsigned char *read_file(const char *path, size_t *size) {
 static unsigned char *read_model_file(const char *resource_uri, size_t *size,
                                       const fmi2CallbackFunctions *functions, const char *name,
                                       char **where) {
-    char *dir = uri_to_path(resource_uri), *path;
+    char *dir = hfn_uri_to_path(resource_uri, HFN_URI_WINDOWS), *path;
     unsigned char *data;
     *where = NULL;
-    if (!dir) return NULL;
+    if (!dir) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "fmi2Instantiate: the resource location '%.1000s' is not a "
+                 "file URI of this machine (file:///path, file:/path, file://localhost/path%s)",
+                 resource_uri ? resource_uri : "(null)",
+                 HFN_URI_WINDOWS ? ", file:///C:/path or file://server/share/path" : "");
+        hfn_plain_log(functions, name, msg);
+        return NULL;
+    }
     path = (char *)malloc(strlen(dir) + 32);
     if (!path) { free(dir); return NULL; }
     snprintf(path, strlen(dir) + 32, "%s%smodel.bin", dir,
