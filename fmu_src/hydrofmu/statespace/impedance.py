@@ -298,21 +298,28 @@ def fit_group_impedance(
         " or loosen radiation.ss_tolerance", value=(bad.row, bad.col))
 
 
-def impedance_mask(omega: NDArray[np.float64], kw: NDArray[np.complex128]) -> NDArray[np.bool_]:
-    """The entries realised: the diagonal of every DOF whose peak of
+def impedance_mask(omega: NDArray[np.float64], kw: NDArray[np.complex128],
+                   moving: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
+    """The entries realised: the diagonal of every moving DOF whose peak of
     ``|K(i w)| / w = |A - A_inf - i B / w|`` (kg, kg m^2) is at least
-    :data:`hydrofmu.statespace.fit.REALISATION_NEGLIGIBLE` of the largest of its kind
-    (the kernel's rule, :func:`hydrofmu.statespace.fit.drop_noise`, on the impedance: the
-    kernel sees ``B`` alone and would leave out a deep body's heave, whose damping is
-    small but whose added mass is not), and the couplings of those whose size (RMS of
-    ``A`` and ``B`` relative to the DOFs' largest values, :func:`entry_weights`) is at
-    least :data:`STRONG_COUPLING`."""
+    :data:`hydrofmu.statespace.fit.REALISATION_NEGLIGIBLE` of the largest of its kind on
+    its body (the kernel's rule, :func:`hydrofmu.statespace.fit.drop_noise`, on the
+    impedance and per body: the kernel sees ``B`` alone and would leave out a deep body's
+    heave, whose damping is small but whose added mass is not; and a flap's heave is not
+    noise beside its base's surge), and the couplings of those whose size (RMS of ``A``
+    and ``B`` relative to the DOFs' largest values, :func:`entry_weights`) is at least
+    :data:`STRONG_COUPLING`.
+
+    ``moving`` (n,): the DOFs that can move (the bodies' free DOFs). A DOF that cannot
+    has no velocity to radiate and needs no force, so it is not fitted.
+    """
     w = np.asarray(omega, dtype=float)
     diag = np.diag(np.max(np.abs(kw) / w[:, None, None], axis=0)).copy()
     n = diag.size
-    live = np.zeros(n, dtype=bool)
-    for kind in (np.arange(n) % 6 < 3, np.arange(n) % 6 >= 3):
-        live[kind] = diag[kind] >= REALISATION_NEGLIGIBLE * diag[kind].max()
+    live = np.ones(n, dtype=bool) if moving is None else np.asarray(moving, dtype=bool).copy()
+    for start in range(0, n, 6):
+        for kind in (slice(start, start + 3), slice(start + 3, min(n, start + 6))):
+            live[kind] &= diag[kind] >= REALISATION_NEGLIGIBLE * diag[kind].max(initial=0.0)
     keep = np.diag(live).copy()
     for i, j in zip(*np.nonzero(np.triu(np.outer(live, live), 1)), strict=True):
         size = float(np.linalg.norm(_rows(kw[:, i, j], *entry_weights(w, kw, i, j))))

@@ -103,10 +103,13 @@ def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
     fit = fit_setting(config)
     names = names or [hd.name for hd in bodies]
     blocks = coupling_arrays(config)
+    # the DOFs that can move (fitted alone to the impedance; the kernel fit takes all)
+    free = [np.asarray(b.get("free_dofs", [True] * 6), dtype=bool)
+            for b in config.get("bodies", [{}] * len(bodies))]
     if blocks:
         try:
             real = realise_coupled(bodies, blocks, tolerance=tol, max_order=order, fit=fit,
-                                   **opts)
+                                   moving=np.concatenate(free), **opts)
         except (ConfigError, HydroDataError) as exc:
             raise type(exc)(f"bodies {names}: radiation.method = state_space: {exc}",
                             value=exc.value) from None
@@ -116,9 +119,10 @@ def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
                 "coupled": arrays, "report": real.report().splitlines(), "error": None}
     arrays: list[dict[str, Any]] = []
     report: list[str] = []
-    for name, hd in zip(names, bodies, strict=True):
+    for name, hd, moving in zip(names, bodies, free, strict=True):
         try:
-            real = realise_radiation(hd, tolerance=tol, max_order=order, fit=fit, **opts)
+            real = realise_radiation(hd, tolerance=tol, max_order=order, fit=fit,
+                                     moving=moving, **opts)
         except (ConfigError, HydroDataError) as exc:
             raise type(exc)(f"body '{name}': radiation.method = state_space: {exc}",
                             value=exc.value) from None
@@ -142,7 +146,8 @@ def coupling_arrays(config: dict[str, Any]) -> list[tuple[int, int, dict[str, An
 
 def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[str, Any]]],
                     *, tolerance: float, max_order: int, omega_max: float | None = None,
-                    taper: float = 0.0, fit: str = "kernel") -> RadiationRealisation:
+                    taper: float = 0.0, fit: str = "kernel", moving: np.ndarray | None = None
+                    ) -> RadiationRealisation:
     """Realise the full 6N x 6N kernel of coupled bodies (one BEM run: one frequency set).
 
     The diagonal blocks are the bodies' own kernels, the off-diagonal ones
@@ -184,7 +189,8 @@ def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[s
             kw[:, rows, cols] = impedance(w, arr["added_mass"], arr["radiation_damping"],
                                           arr["added_mass_inf"])
     return realise_kernel(kernel, t, omega=w, damping=damping, tolerance=tolerance,
-                          max_order=max_order, impedance=kw if fit == "impedance" else None)
+                          max_order=max_order, impedance=kw if fit == "impedance" else None,
+                          moving=moving)
 
 
 

@@ -174,6 +174,7 @@ def realise_kernel(
     passivity_tolerance: float = DEFAULT_PASSIVITY_TOLERANCE,
     repair: bool = True,
     impedance: ArrayLike | None = None,
+    moving: ArrayLike | None = None,
 ) -> RadiationRealisation:
     """Realise every non-negligible entry of a sampled radiation kernel.
 
@@ -205,6 +206,8 @@ def realise_kernel(
     impedance
         ``K(i w)`` at ``omega`` (nw, n, n) (``ss_fit = "impedance"``): the entries are
         chosen from it and fitted to it (:mod:`hydrofmu.statespace.impedance`).
+    moving
+        With ``impedance``: the DOFs that can move (n,), the others not fitted.
 
     Returns
     -------
@@ -251,7 +254,7 @@ def realise_kernel(
     if impedance is not None:
         kw = np.asarray(impedance, dtype=complex)
         kw = 0.5 * (kw + np.swapaxes(kw, 1, 2))
-        mask = impedance_mask(w, kw)
+        mask = impedance_mask(w, kw, moving)
         dropped = [entry_name(i, j) for i in range(n) for j in range(i, n)
                    if was[i, j] and not mask[i, j]]
 
@@ -354,6 +357,7 @@ def realise_radiation(
     passivity_tolerance: float = DEFAULT_PASSIVITY_TOLERANCE,
     repair: bool = True,
     fit: str = "kernel",
+    moving: ArrayLike | None = None,
 ) -> RadiationRealisation:
     """Realise the radiation kernel of a body (see :func:`realise_kernel`).
 
@@ -373,7 +377,8 @@ def realise_radiation(
         As in :func:`hydrofmu.runtime.irf.transforms.radiation_irf_from_arrays` (the same values as
         the convolution's, so that both model the same kernel).
     fit
-        ``"kernel"`` or ``"impedance"`` (``ss_fit``: fitted to ``B + i w (A - A_inf)``).
+        ``"kernel"`` or ``"impedance"`` (``ss_fit``: fitted to ``B + i w (A - A_inf)``,
+        the DOFs that can move, ``moving`` (6,), alone).
     """
     w = np.asarray(hd.omega, dtype=float)
     wc = float(w[-1]) if omega_max is None else min(as_finite(omega_max, "omega_max"), w[-1])
@@ -386,4 +391,4 @@ def realise_radiation(
         k, grid.t, omega=w, damping=hd.radiation_damping, tolerance=tolerance,
         max_order=max_order, order=order, passivity_tolerance=passivity_tolerance,
         repair=repair, impedance=None if fit == "kernel" else impedance_of(
-            w, hd.added_mass, hd.radiation_damping, hd.added_mass_inf))
+            w, hd.added_mass, hd.radiation_damping, hd.added_mass_inf), moving=moving)
