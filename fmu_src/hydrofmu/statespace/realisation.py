@@ -294,6 +294,9 @@ def realise_kernel(
                         margin_of=group_margin))
 
     notes: list[str] = [own_note] if own_note else []
+    if impedance is not None:
+        notes.append("fitted to the impedance K(iw) (ss_fit): 'IRF err' is the RMS of the "
+                     "errors of A and B relative to their largest values")
     if dropped:
         notes.append(f"left out as noise (peak below {REALISATION_NEGLIGIBLE:g} of its "
                      f"diagonal scale, or a DOF below {REALISATION_NEGLIGIBLE:g} of the "
