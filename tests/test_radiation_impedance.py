@@ -6,6 +6,7 @@ its A(w) and B(w) and passive, the key's refusal, and a model run with it."""
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -148,3 +149,22 @@ def test_a_model_runs_with_the_impedance_fit() -> None:
     amplitude = float(np.max(np.abs(kernel)))
     assert amplitude > 0.1
     assert np.max(np.abs(fitted - kernel)) < 0.01 * amplitude
+
+
+@pytest.mark.slow
+def test_the_native_fmu_steps_the_impedance_fit_as_the_python_fmu(tmp_path: Path) -> None:
+    # The realisation is data (the same run-time arrays whatever it was fitted to), so the
+    # native FMU steps it as the Python FMU does: the default sphere in regular waves, the
+    # state space fitted to the impedance, rk4, PTO input changing every step; the bound
+    # of the native state-space tests, 1e-10 of each output's peak (round-off of two
+    # implementations of the same arithmetic).
+    from hydrofmu.config.configuration import default_config
+    from native_helpers import build_pair, compare
+
+    bodies, config = default_config(radiation={"method": "state_space", "ss_fit": "impedance"},
+                                    wave={"type": "regular", "height": 2.0, "period": 8.0})
+    assert "fitted to the impedance" in " ".join(config["radiation"]["state_space"]["report"])
+    pair = build_pair(bodies, config, tmp_path, "ImpedanceFit", scheme="rk4",
+                      platforms=("linux64",))
+    err, worst = compare(pair, "body.F_pto[3]", 1e5, 0.1, 300, tmp_path)
+    assert err <= 1e-10, f"{worst}: {err:.3g} of its peak"
