@@ -2,7 +2,7 @@
 
 :func:`add_realisation` realises the radiation kernel of every body
 (:func:`hydrofmu.statespace.realisation.realise_radiation`, with the configuration's ``[radiation]``
-``ss_tolerance``, ``ss_max_order``, ``omega_max`` and ``taper``: the same kernel as the
+``ss_tolerance``, ``ss_max_order``, ``ss_fit``, ``omega_max`` and ``taper``: the same kernel as the
 convolution's) and writes the run-time arrays of
 :class:`~hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation` into
 ``config["radiation"]["state_space"]``, as plain JSON lists (the payload's header keeps
