@@ -74,6 +74,38 @@ def irf_coefficients(t: np.ndarray, omega: np.ndarray, damping: np.ndarray,
     return at
 
 
+def state_space_coefficients(t: np.ndarray, arrays: dict, added_mass_inf: np.ndarray
+                             ) -> Coefficients:
+    """``T^T A T``, ``T^T B T`` as a state-space radiation realises them (``arrays``: the
+    run-time arrays of :class:`~hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation`,
+    as the payload stores them): ``K(i w) = C (i w - A)^-1 B + D``, ``B = Re K``,
+    ``A = A_inf + Im K / w``; the derivatives by central differences of 1e-4 rad/s."""
+    ns = len(arrays["diag"])
+    n = int(arrays["n"])
+    a = np.zeros((ns, ns))
+    a[np.arange(ns), np.arange(ns)] = arrays["diag"]
+    a[np.arange(ns), np.asarray(arrays["partner"])] += np.asarray(arrays["off"])
+    b = np.zeros((ns, n))
+    b[np.arange(ns), np.asarray(arrays["inputs"])] = arrays["b"]
+    c = np.zeros((n, ns))
+    np.add.at(c, (np.asarray(arrays["outputs"]), np.asarray(arrays["output_states"])),
+              np.asarray(arrays["c"]))
+    d = np.diag(np.asarray(arrays["feedthrough"], dtype=float))
+    a_inf = t.T @ added_mass_inf @ t
+    h = 1e-4
+
+    def reduced(w: float) -> np.ndarray:
+        k = c @ np.linalg.solve(1j * w * np.eye(ns) - a, b) + d
+        return t.T @ k @ t
+
+    def at(w: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        ks = [reduced(x) for x in (w - h, w, w + h)]
+        am = [a_inf + k.imag / x for k, x in zip(ks, (w - h, w, w + h), strict=True)]
+        return am[1], ks[1].real, (am[2] - am[0]) / (2 * h), (ks[2].real - ks[0].real) / (2 * h)
+
+    return at
+
+
 def decay_poles(t: np.ndarray, mass: np.ndarray, stiffness: np.ndarray,
                 coefficients: Coefficients, guesses: list[float]) -> np.ndarray:
     """The complex frequencies ``s`` (1/s) of the reduced decay (module docstring), one per

@@ -170,7 +170,7 @@ def test_state_space_without_realisation_is_refused() -> None:
 
 @pytest.mark.parametrize("key, value, match", [
     ("ss_tolerance", 0.0, r"\[radiation\] ss_tolerance=0.0 must be a relative error"),
-    ("ss_max_order", 0, r"\[radiation\] ss_max_order=0 must be an integer in 1..50"),
+    ("ss_max_order", 0, r"\[radiation\] ss_max_order=0 must be an integer in 1..100"),
 ])
 def test_bad_state_space_settings(key: str, value: Any, match: str) -> None:
     with pytest.raises(ConfigError, match=match):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..runtime.errors import HydroDataError
+from ..runtime.errors import ConfigError, HydroDataError, as_finite
 from ..runtime.hydrodata.model import DOF_NAMES
 
 # --------------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ def modal_basis(t: NDArray[np.float64], poles: NDArray[np.complex128]) -> NDArra
     return np.column_stack(cols)
 
 
-def _modal_matrices(
+def modal_matrices(
     poles: NDArray[np.complex128],
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``a`` (r, r) and ``b`` (r,) of the modal form whose states are the basis columns."""
@@ -220,7 +220,7 @@ def fit_entry(
     poles = _era_poles(svd, float(tv[step] - tv[0]), order)
     poles, notes = _stabilise(poles)
     c = _residues(tv, kv, poles)
-    a, b = _modal_matrices(poles)
+    a, b = modal_matrices(poles)
     fit = modal_basis(tv, poles) @ c
     err = float(np.linalg.norm(fit - kv) / np.linalg.norm(kv))
     return EntryFit(row=row, col=col, poles=poles, a=a, b=b, c=c, irf_error=err,
@@ -297,7 +297,7 @@ def fit_group(
     accepted: tuple[float, dict[tuple[int, int], EntryFit]] | tuple[()] = ()
     for r in orders:
         poles, notes = _stabilise(_era_poles(svd, delta, r))
-        a, b = _modal_matrices(poles)
+        a, b = modal_matrices(poles)
         basis = modal_basis(t, poles)
         fits = {}
         for i, j in pairs:
@@ -358,3 +358,26 @@ def drop_noise(kernel: NDArray[np.float64]) -> tuple[NDArray[np.float64], list[s
     dropped = [entry_name(i, j) for i in range(n) for j in range(i, n)
                if not keep[i, j] and peak[i, j] > 1e-6 * math.sqrt(diag[i] * diag[j])]
     return np.where(keep[None], kernel, 0.0), dropped
+
+
+def check_realisation_settings(
+    tolerance: float, max_order: int, order: int | None
+) -> tuple[float, int]:
+    tol = as_finite(tolerance, "ss_tolerance")
+    if not 0.0 < tol < 1.0:
+        raise ConfigError(
+            f"ss_tolerance={tolerance!r} must be a relative error in (0, 1), e.g. 0.01",
+            value=tolerance,
+        )
+    if isinstance(max_order, bool) or not isinstance(max_order, int | np.integer) or not (
+        1 <= max_order <= 100
+    ):
+        raise ConfigError(
+            f"ss_max_order={max_order!r} must be an integer in 1..100 (states per entry)",
+            value=max_order,
+        )
+    if order is not None and (
+        isinstance(order, bool) or not isinstance(order, int | np.integer) or order < 1
+    ):
+        raise ConfigError(f"order={order!r} must be a positive integer or None", value=order)
+    return tol, int(max_order)

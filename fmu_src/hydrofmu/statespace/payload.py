@@ -2,7 +2,7 @@
 
 :func:`add_realisation` realises the radiation kernel of every body
 (:func:`hydrofmu.statespace.realisation.realise_radiation`, with the configuration's ``[radiation]``
-``ss_tolerance``, ``ss_max_order``, ``omega_max`` and ``taper``: the same kernel as the
+``ss_tolerance``, ``ss_max_order``, ``ss_fit``, ``omega_max`` and ``taper``: the same kernel as the
 convolution's) and writes the run-time arrays of
 :class:`~hydrofmu.runtime.forces.radiation_ss.StateSpaceRadiation` into
 ``config["radiation"]["state_space"]``, as plain JSON lists (the payload's header keeps
@@ -37,6 +37,7 @@ from ..runtime.errors import ConfigError, HydroDataError
 from ..runtime.hydrodata.model import HydroData
 from ..runtime.irf.transforms import radiation_irf, radiation_irf_from_arrays
 from ..runtime.parameters.table import irf_options
+from .impedance import impedance
 from .irf_duration import default_irf_time
 from .realisation import (
     DEFAULT_MAX_ORDER,
@@ -47,17 +48,33 @@ from .realisation import (
     realise_radiation,
 )
 
-__all__ = ["add_realisation", "check_settings", "realisation_payload"]
+__all__ = ["SS_FITS", "add_realisation", "check_settings", "fit_setting", "realisation_payload"]
+
+
+#: The values of ``[radiation] ss_fit``: what the state-space realisation is fitted to.
+SS_FITS: tuple[str, ...] = ("kernel", "impedance")
+
+
+def fit_setting(config: dict[str, Any]) -> str:
+    """``[radiation] ss_fit``, checked: ``"kernel"`` (default) or ``"impedance"``."""
+    fit = config.get("radiation", {}).get("ss_fit") or "kernel"
+    if fit not in SS_FITS:
+        raise ConfigError(f"[radiation] ss_fit = {fit!r} must be one of {list(SS_FITS)}: "
+                          "'kernel' fits the IRF of B(w), 'impedance' fits B(w) and A(w) "
+                          "together", value=fit)
+    return str(fit)
 
 
 def check_settings(config: dict[str, Any]) -> tuple[float, int]:
-    """``[radiation] ss_tolerance`` and ``ss_max_order``, checked.
+    """``[radiation] ss_tolerance``, ``ss_max_order`` and ``ss_fit``, checked.
 
     Raises
     ------
     ConfigError
-        A tolerance outside (0, 1) or an order outside 1..50, named with its key.
+        A tolerance outside (0, 1), an order outside 1..100 or an unknown ``ss_fit``,
+        named with its key.
     """
+    fit_setting(config)
     rad = config.get("radiation", {})
     tol = rad.get("ss_tolerance", DEFAULT_TOLERANCE)
     order = rad.get("ss_max_order", DEFAULT_MAX_ORDER)
@@ -83,11 +100,16 @@ def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
     """
     tol, order = _settings(config)
     opts = irf_options(config, "radiation")
+    fit = fit_setting(config)
     names = names or [hd.name for hd in bodies]
     blocks = coupling_arrays(config)
+    # the DOFs that can move (fitted alone to the impedance; the kernel fit takes all)
+    free = [np.asarray(b.get("free_dofs", [True] * 6), dtype=bool)
+            for b in config.get("bodies", [{}] * len(bodies))]
     if blocks:
         try:
-            real = realise_coupled(bodies, blocks, tolerance=tol, max_order=order, **opts)
+            real = realise_coupled(bodies, blocks, tolerance=tol, max_order=order, fit=fit,
+                                   moving=np.concatenate(free), **opts)
         except (ConfigError, HydroDataError) as exc:
             raise type(exc)(f"bodies {names}: radiation.method = state_space: {exc}",
                             value=exc.value) from None
@@ -97,9 +119,10 @@ def realisation_payload(bodies: list[HydroData], config: dict[str, Any],
                 "coupled": arrays, "report": real.report().splitlines(), "error": None}
     arrays: list[dict[str, Any]] = []
     report: list[str] = []
-    for name, hd in zip(names, bodies, strict=True):
+    for name, hd, moving in zip(names, bodies, free, strict=True):
         try:
-            real = realise_radiation(hd, tolerance=tol, max_order=order, **opts)
+            real = realise_radiation(hd, tolerance=tol, max_order=order, fit=fit,
+                                     moving=moving, **opts)
         except (ConfigError, HydroDataError) as exc:
             raise type(exc)(f"body '{name}': radiation.method = state_space: {exc}",
                             value=exc.value) from None
@@ -115,14 +138,16 @@ def coupling_arrays(config: dict[str, Any]) -> list[tuple[int, int, dict[str, An
     ``config["coupling"]`` that the model uses (none when ``[multibody] b2b = false``)."""
     if not bool(config.get("multibody", {}).get("b2b", True)):
         return []
+    keys = ("radiation_damping", "added_mass", "added_mass_inf")
     return [(int(c["bodies"][0]), int(c["bodies"][1]),
-             {"radiation_damping": np.asarray(c["radiation_damping"], dtype=float)})
+             {k: np.asarray(c[k], dtype=float) for k in keys if k in c})
             for c in config.get("coupling") or []]
 
 
 def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[str, Any]]],
                     *, tolerance: float, max_order: int, omega_max: float | None = None,
-                    taper: float = 0.0) -> RadiationRealisation:
+                    taper: float = 0.0, fit: str = "kernel", moving: np.ndarray | None = None
+                    ) -> RadiationRealisation:
     """Realise the full 6N x 6N kernel of coupled bodies (one BEM run: one frequency set).
 
     The diagonal blocks are the bodies' own kernels, the off-diagonal ones
@@ -131,7 +156,9 @@ def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[s
     one time grid: the longest of the bodies' own (:func:`default_irf_time`).
     :func:`hydrofmu.statespace.realisation.realise_kernel` then groups the DOFs linked by
     non-negligible entries across bodies (e.g. the heaves of a float and its spar) and
-    gives each group common poles, as for one body.
+    gives each group common poles, as for one body. With ``fit = "impedance"`` the
+    entries are fitted to ``K(i w) = B + i w (A - A_inf)`` of the same blocks instead
+    (:mod:`hydrofmu.statespace.impedance`).
     """
     w = np.asarray(bodies[0].omega, dtype=float)
     for hd in bodies[1:]:
@@ -147,17 +174,23 @@ def realise_coupled(bodies: list[HydroData], blocks: list[tuple[int, int, dict[s
     n = 6 * len(bodies)
     kernel = np.zeros((t.size, n, n))
     damping = np.zeros((w.size, n, n))
+    kw = np.zeros((w.size, n, n), dtype=complex)
     for k, hd in enumerate(bodies):
         sl = slice(6 * k, 6 * k + 6)
         kernel[:, sl, sl] = radiation_irf(hd, t, omega_max=omega_max, taper=taper)
         damping[:, sl, sl] = hd.radiation_damping
+        kw[:, sl, sl] = impedance(w, hd.added_mass, hd.radiation_damping, hd.added_mass_inf)
     for k, j, arr in blocks:
         rows, cols = slice(6 * k, 6 * k + 6), slice(6 * j, 6 * j + 6)
         kernel[:, rows, cols] = radiation_irf_from_arrays(
             w, arr["radiation_damping"], t, omega_max=omega_max, taper=taper)
         damping[:, rows, cols] = arr["radiation_damping"]
+        if fit == "impedance":
+            kw[:, rows, cols] = impedance(w, arr["added_mass"], arr["radiation_damping"],
+                                          arr["added_mass_inf"])
     return realise_kernel(kernel, t, omega=w, damping=damping, tolerance=tolerance,
-                          max_order=max_order)
+                          max_order=max_order, impedance=kw if fit == "impedance" else None,
+                          moving=moving)
 
 
 

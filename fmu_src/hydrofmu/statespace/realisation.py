@@ -42,6 +42,10 @@ Why this and not a frequency-domain fit of ``K(iw) = B(w) + i w (A(w) - A_inf)``
 - it is non-iterative (one SVD, one least squares per order): no starting poles, no
   convergence question as in vector fitting / Sanathanan-Koerner iterations.
 
+The option ``ss_fit = "impedance"`` fits the same realisation to ``K(iw)`` instead, by
+vector fitting (:mod:`hydrofmu.statespace.impedance`): for data whose ``B`` is too coarsely
+sampled for the kernel to rebuild ``A`` (resonances narrower than the frequency step).
+
 The price: ERA fits the *truncated, band-limited* kernel (B cut at ``omega_max``), so the
 realisation also reproduces part of the Gibbs ripple of the hard cut (use ``taper``), and
 its B(w) beyond the data range is whatever the fitted poles give. Both are measured: the
@@ -123,12 +127,15 @@ from ..runtime.irf.transforms import radiation_irf
 from .fit import (
     REALISATION_NEGLIGIBLE,
     EntryFit,
+    check_realisation_settings,
     coupled_groups,
     drop_noise,
     entry_name,
     fit_entry,
     fit_group,
 )
+from .impedance import fit_group_impedance, impedance_mask
+from .impedance import impedance as impedance_of
 from .irf_duration import default_irf_time
 from .model import PASSIVITY_REPAIR_LIMIT, RadiationRealisation, passivity, worst_pair
 from .passivity import data_margin, repair_passivity
@@ -155,29 +162,6 @@ DEFAULT_MAX_ORDER: int = 10
 DEFAULT_PASSIVITY_TOLERANCE: float = 1e-9
 
 
-def check_realisation_settings(
-    tolerance: float, max_order: int, order: int | None
-) -> tuple[float, int]:
-    tol = as_finite(tolerance, "ss_tolerance")
-    if not 0.0 < tol < 1.0:
-        raise ConfigError(
-            f"ss_tolerance={tolerance!r} must be a relative error in (0, 1), e.g. 0.01",
-            value=tolerance,
-        )
-    if isinstance(max_order, bool) or not isinstance(max_order, int | np.integer) or not (
-        1 <= max_order <= 50
-    ):
-        raise ConfigError(
-            f"ss_max_order={max_order!r} must be an integer in 1..50 (states per entry)",
-            value=max_order,
-        )
-    if order is not None and (
-        isinstance(order, bool) or not isinstance(order, int | np.integer) or order < 1
-    ):
-        raise ConfigError(f"order={order!r} must be a positive integer or None", value=order)
-    return tol, int(max_order)
-
-
 def realise_kernel(
     k: ArrayLike,
     t: ArrayLike,
@@ -189,6 +173,8 @@ def realise_kernel(
     order: int | None = None,
     passivity_tolerance: float = DEFAULT_PASSIVITY_TOLERANCE,
     repair: bool = True,
+    impedance: ArrayLike | None = None,
+    moving: ArrayLike | None = None,
 ) -> RadiationRealisation:
     """Realise every non-negligible entry of a sampled radiation kernel.
 
@@ -217,6 +203,11 @@ def realise_kernel(
     repair
         Repair a non-passive realisation (default; see the module docstring);
         ``False`` refuses it instead.
+    impedance
+        ``K(i w)`` at ``omega`` (nw, n, n) (``ss_fit = "impedance"``): the entries are
+        chosen from it and fitted to it (:mod:`hydrofmu.statespace.impedance`).
+    moving
+        With ``impedance``: the DOFs that can move (n,), the others not fitted.
 
     Returns
     -------
@@ -260,6 +251,12 @@ def realise_kernel(
         asym = np.where(mask, np.abs(kv - np.swapaxes(kv, 1, 2)).max(axis=0) / dscale, 0.0)
     ksym = 0.5 * (kv + np.swapaxes(kv, 1, 2))
     bsym = 0.5 * (bw + np.swapaxes(bw, 1, 2))
+    if impedance is not None:
+        kw = np.asarray(impedance, dtype=complex)
+        kw = 0.5 * (kw + np.swapaxes(kw, 1, 2))
+        mask = impedance_mask(w, kw, moving)
+        dropped = [entry_name(i, j) for i in range(n) for j in range(i, n)
+                   if was[i, j] and not mask[i, j]]
 
     fits: dict[tuple[int, int], EntryFit] = {}
     pairs = [(i, j) for i in range(n) for j in range(i, n) if mask[i, j]]
@@ -291,9 +288,15 @@ def realise_kernel(
     for group in coupled_groups(mask):
         gp = [p for p in pairs if p[0] in group]
         fits.update(fit_group(tv, ksym, gp, tolerance=tol, max_order=max_ord, order=order,
-                               omega_max=float(w[-1]), margin_of=group_margin))
+                              omega_max=float(w[-1]), margin_of=group_margin)
+                    if impedance is None else fit_group_impedance(
+                        w, kw, gp, tolerance=tol, max_order=max_ord, order=order,
+                        margin_of=group_margin))
 
     notes: list[str] = [own_note] if own_note else []
+    if impedance is not None:
+        notes.append("fitted to the impedance K(iw) (ss_fit): 'IRF err' is the RMS of the "
+                     "errors of A and B relative to their largest values")
     if dropped:
         notes.append(f"left out as noise (peak below {REALISATION_NEGLIGIBLE:g} of its "
                      f"diagonal scale, or a DOF below {REALISATION_NEGLIGIBLE:g} of the "
@@ -356,6 +359,8 @@ def realise_radiation(
     taper: float = 0.0,
     passivity_tolerance: float = DEFAULT_PASSIVITY_TOLERANCE,
     repair: bool = True,
+    fit: str = "kernel",
+    moving: ArrayLike | None = None,
 ) -> RadiationRealisation:
     """Realise the radiation kernel of a body (see :func:`realise_kernel`).
 
@@ -374,6 +379,9 @@ def realise_radiation(
     omega_max, taper
         As in :func:`hydrofmu.runtime.irf.transforms.radiation_irf_from_arrays` (the same values as
         the convolution's, so that both model the same kernel).
+    fit
+        ``"kernel"`` or ``"impedance"`` (``ss_fit``: fitted to ``B + i w (A - A_inf)``,
+        the DOFs that can move, ``moving`` (6,), alone).
     """
     w = np.asarray(hd.omega, dtype=float)
     wc = float(w[-1]) if omega_max is None else min(as_finite(omega_max, "omega_max"), w[-1])
@@ -385,5 +393,5 @@ def realise_radiation(
     return realise_kernel(
         k, grid.t, omega=w, damping=hd.radiation_damping, tolerance=tolerance,
         max_order=max_order, order=order, passivity_tolerance=passivity_tolerance,
-        repair=repair,
-    )
+        repair=repair, impedance=None if fit == "kernel" else impedance_of(
+            w, hd.added_mass, hd.radiation_damping, hd.added_mass_inf), moving=moving)

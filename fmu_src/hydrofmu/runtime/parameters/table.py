@@ -76,9 +76,11 @@ CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
     "excitation": {"preview_time": 0.0, "irf_duration": IRF_DURATION, "omega_max": None,
                    "taper": 0.0},
     # ss_tolerance, ss_max_order: the state-space realisation's relative L2 IRF error per
-    # entry and largest order per entry (build time: hydrofmu.statespace.payload).
+    # entry and largest order per entry (build time: hydrofmu.statespace.payload); ss_fit:
+    # what it is fitted to, "kernel" (the IRF of B) or "impedance" (B and A together).
     "radiation": {"method": "convolution", "irf_duration": IRF_DURATION, "omega_max": None,
-                  "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10},
+                  "taper": 0.0, "ss_tolerance": 0.01, "ss_max_order": 10,
+                  "ss_fit": "kernel"},
     "added_mass": {"method": "implicit", "adj_mass_factor": 2.0},
     # b2b: keep the body-to-body radiation blocks of bodies read from one multi-body file
     # (false: only each body's own blocks, WEC-Sim's default).
