@@ -56,7 +56,7 @@ static int read_drift(hfn_drift_model *dm, hfn_reader *r) {
     dm->ramp_time = hfn_rd_f64(r);
     /* N >= 1 and each body's rows hold at least N doubles: N is bounded by the file */
     if (r->bad || dm->N == 0u || dm->N > 10000000u || !isfinite(dm->ramp_time) ||
-        dm->nd > 100000u || dm->nq == 0u) {
+        dm->nd > r->left / 68u || dm->nq == 0u) { /* a body: at least 68 bytes */
         r->bad = 1;
         return -1;
     }
