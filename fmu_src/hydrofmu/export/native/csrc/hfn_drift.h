@@ -69,9 +69,4 @@ HFN_HIDDEN void hfn_drift_add(hfn_drift_model *dm, double t, double t0, double s
 /* out (nout) += OD (the drift loads at t). */
 HFN_HIDDEN void hfn_drift_outputs(hfn_drift_model *dm, double t, double t0, double scale,
                                   double *out);
-/* The water velocity on DOF i of the bodies' drag (0 without a current). */
-static inline double hfn_drift_water(const hfn_drift_model *dm, uint32_t i) {
-    return dm && dm->current ? dm->current[i] : 0.0;
-}
-
 #endif
