@@ -248,3 +248,18 @@ def test_spread_current_example_is_accepted_natively() -> None:
     power-law current on the lines and the hull) holds no part the native FMU refuses."""
     model = Model.from_toml(SPREAD_EXAMPLE, wave={"n_components": 20})
     assert refusal(Simulator(model.bodies, model.config)) == ""
+
+
+def test_a_calm_sea_writes_no_drift_load() -> None:
+    """A wave 0 m high at the build: the Python part scales its loads (built for 1 m) by
+    (0 / 1)^2 and the height is not tunable natively (nothing scales), so the blob carries
+    no drift body and the native load is zero as the Python one."""
+    from hydrofmu.export.native.assemble import native_model
+
+    bodies, config = _oc3("newman", {**CASES["newman"][0], "height": 0.0})
+    sim = Simulator(bodies, config)
+    assert sim.part("drift").active and sim.part("drift").scale == 0.0
+    model = native_model(sim, 0.1)
+    assert model.drift is None or not model.drift.bodies
+    bodies, config = _oc3("newman", CASES["newman"][0])
+    assert len(native_model(Simulator(bodies, config), 0.1).drift.bodies) == 1

@@ -137,7 +137,7 @@ def native_drift(drift: DriftPart | None, current: CurrentDragPart | None,
     out = NativeDrift(line_currents=tables, od=np.asarray(od, dtype=float))
     if current is not None:
         out.current = np.asarray(current.current, dtype=float)
-    if drift is not None:
+    if drift is not None and drift.scale != 0.0:  # a wave built 0 high: no load (fixed)
         omegas = [load.omega for _, load in drift.loads]
         if any(not np.array_equal(w, omegas[0]) for w in omegas):
             raise ExportError("drift: the bodies' wave components differ", value=None)
