@@ -192,15 +192,17 @@ def test_body_drag_in_a_uniform_current_settles_at_the_closed_form() -> None:
     assert float(ds["body.F_viscous[1]"][-1]) == pytest.approx(k * x, rel=1e-6)
 
 
-def test_native_fmu_refuses_the_current_by_name() -> None:
+def test_native_fmu_steps_the_current_drag() -> None:
+    """The current drag is stepped natively (tests/test_native_drift.py compares it with
+    the Python FMU); the 'exact' scheme, which needs a linear model, refuses it by name."""
     from hydrofmu.export.native.assemble import refusal
     from hydrofmu.runtime.simulator.simulator import Simulator
 
     model = _spring_model({"profile": "uniform", "speed": 1.0}, 1.0e4, 2.0e4)
-    why = refusal(Simulator(model.bodies, model.config))
-    assert "current_drag" in why and "speed = 0" in why
-    still = _spring_model({"profile": "uniform", "speed": 0.0}, 1.0e4, 2.0e4)
-    assert "current" not in refusal(Simulator(still.bodies, still.config))
+    assert refusal(Simulator(model.bodies, model.config)) == ""
+    with pytest.raises(ConfigError, match="current_drag: the bodies' quadratic drag"):
+        _spring_model({"profile": "uniform", "speed": 1.0}, 1.0e4, 2.0e4,
+                      time_scheme="exact")
 
 
 def test_moordyn_mooring_takes_the_current() -> None:

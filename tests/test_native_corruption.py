@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.compile import C_SOURCES, LINE_KERNEL_DIR, RUNTIME_DIR
@@ -36,14 +37,16 @@ SANITIZE = ("-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-r
             "-fno-omit-frame-pointer")
 
 
-@pytest.fixture(scope="module", params=["exact", "rk4"])
+@pytest.fixture(scope="module", params=["exact", "rk4", "drift"])
 def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The default sphere with constant radiation coefficients (12 states, 17 kB model):
     small enough for every truncation; stepped exactly, or with heave drag in the
     Runge-Kutta mode (its state holds the internal time and grid index the consistency
-    checks look at)."""
+    checks look at), or the drift-and-current model (tests/drift_helpers.py)."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
+    if request.param == "drift":  # the drift-and-current section too (33 kB)
+        bodies, config = drift_current_config()
     if request.param == "rk4":
         config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
         config["simulation"]["time_scheme"] = "rk4"

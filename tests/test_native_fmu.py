@@ -26,7 +26,7 @@ from hydrofmu.cli import main as cli_main
 from hydrofmu.config.configuration import default_config, default_config_data, load_config, resolve
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.compile import C_SOURCES, SOURCES
-from hydrofmu.runtime.errors import ConfigError, ExportError
+from hydrofmu.runtime.errors import ConfigError
 from native_helpers import (
     build_pair,
     compare,
@@ -304,10 +304,23 @@ def test_no_python_fmu_is_built_on_the_way(monkeypatch: pytest.MonkeyPatch,
     assert not [n for n in names if n.endswith((".npz", ".py"))], names
 
 
-def test_nonlinear_parts_are_refused_naming_them(folder: Path) -> None:
-    """The second-order drift load cannot be stepped by the native runtime: the build names
-    the part and the fix, and not the convolution radiation and the quadratic drag beside
-    it (both stepped in the Runge-Kutta mode)."""
+def test_nonlinear_parts_are_refused_naming_them() -> None:
+    """A part without a linear form that the native runtime cannot step (a user's part:
+    only Python runs it) is refused naming it and the fix, and not the convolution
+    radiation, the quadratic drag and the drift load beside it (all three stepped in the
+    Runge-Kutta mode; tests/test_native_drift.py compares the drift with the Python FMU)."""
+    import hydrofmu
+    from hydrofmu.export.native.assemble import refusal
+    from hydrofmu.runtime.simulator.simulator import Simulator
+
+    class Opaque(hydrofmu.Part):
+        """A user part with a force and no linear form."""
+
+        kind = "user.opaque"
+
+        def force(self, ctx: hydrofmu.Context) -> np.ndarray:
+            return np.zeros(self.n)
+
     data = default_config_data(wave={"type": "regular", "height": 0.1, "period": 2.0,
                                      "ramp_time": 4.0})
     data["bodies"] = [{"name": "body", "hydro": "builtin:sphere", "dofs": ["heave"],
@@ -315,12 +328,10 @@ def test_nonlinear_parts_are_refused_naming_them(folder: Path) -> None:
                        "drift_file": str(Path(__file__).resolve().parents[1] / "examples"
                                          / "data" / "mean_drift_sphere" / "sphere.7")}]
     bodies, config = resolve(data, Path.cwd())
-    with pytest.raises(ExportError) as info:
-        build_native_fmu(bodies, config, folder / "Refused.fmu", model_name="Refused")
-    text = str(info.value)
-    assert "drift" in text and "Python FMU" in text, text
-    assert "radiation:" not in text and "viscous:" not in text, text
-    assert not (folder / "Refused.fmu").exists()
+    assert refusal(Simulator(bodies, config)) == ""
+    text = refusal(Simulator(bodies, config, parts=[Opaque]))
+    assert "user.opaque" in text and "Python FMU" in text, text
+    assert "radiation:" not in text and "viscous:" not in text and "drift:" not in text, text
 
 
 NATIVE_TOML = """

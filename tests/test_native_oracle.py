@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.compile import C_SOURCES, FLAGS, LINE_KERNEL_DIR, RUNTIME_DIR
@@ -47,13 +48,15 @@ MUTATIONS = {
 }
 
 
-def _unpacked(folder: Path, drag: bool) -> Path:
+def _unpacked(folder: Path, drag: bool, drift: bool = False) -> Path:
     bodies, config = default_config(radiation={"method": "state_space"})
+    if drift:  # drift loads and hull drag in a current (tests/drift_helpers.py), rk4
+        bodies, config = drift_current_config("state_space")
     config["bodies"][0]["initial_pose"] = list(POSE)
     # exact: the linear map of any step length (e^{F h} by hfn_expm, the float-to-int guard
     # the sanitizer test removes); rk4 would step this linear model in the RK mode.
-    config["simulation"]["time_scheme"] = "exact"
-    if drag:  # the Runge-Kutta mode: internal steps on a grid, a step limit
+    config["simulation"]["time_scheme"] = "rk4" if drift else "exact"
+    if drag and not drift:  # the Runge-Kutta mode: internal steps on a grid, a step limit
         config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
         config["simulation"]["time_scheme"] = "rk4"
     fmu = build_native_fmu(bodies, config, folder / "Sphere.fmu", model_name="Sphere",
@@ -124,13 +127,24 @@ def test_the_runtime_passes_the_oracle_under_sanitizers(unpacked: Path, seed: in
     assert out["errors"] > 1000 and out["foreign"] > 500, out
 
 
-def test_the_rk_mode_passes_the_oracle_under_sanitizers(unpacked_rk: Path,
-                                                        tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def unpacked_drift(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sphere with drift loads (Newman) and hull drag in a current, rk4."""
+    return _unpacked(tmp_path_factory.mktemp("oracle_drift"), drag=True, drift=True)
+
+
+@pytest.mark.parametrize("model", ["unpacked_rk", "unpacked_drift"])
+def test_the_rk_mode_passes_the_oracle_under_sanitizers(model: str, tmp_path: Path,
+                                                        request: pytest.FixtureRequest
+                                                        ) -> None:
     """The Runge-Kutta mode (internal steps of 0.01 s on a grid, the step limit counted from
     the internal time, zero-length internal steps at |t| ~ 1e17 and 1e300 refused instead of
-    looping) under the same oracle and sanitizers: no mismatch, no report, no hang."""
+    looping) under the same oracle and sanitizers: no mismatch, no report, no hang; with
+    heave drag, and with drift loads and the drag in a current (the wave height, which
+    scales the drift by its square, among the fuzzed parameters)."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc for the sanitizer build")
+    unpacked_rk = request.getfixturevalue(model)
     libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
                              text=True, check=True).stdout.strip()
     fmu = runtime_copy(unpacked_rk, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)

@@ -40,6 +40,7 @@ from ...runtime.simulator.outputs import OutputMap, map_rows
 from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
 from .convolution_blob import convolution_model, native_convolution, native_tableau
+from .drift_blob import current_part, drift_part, native_drift
 from .lines_blob import NativeScheme, line_parts, native_lines, native_scheme
 from .output_rows import hybrid_rows, sine_factor
 from .refusal import not_linear, refusal
@@ -252,11 +253,11 @@ def native_model(sim: Simulator, step: float, tunable: Sequence[str] = ()) -> Na
     )
 
 
-def _rk_parts(nonlinear: list[Part]
-              ) -> tuple[ViscousPart | None, WaveExcitation | None, Part | None]:
-    """The Runge-Kutta mode's parts among ``nonlinear``: (viscous, wave excitation,
-    radiation by convolution), each ``None`` when absent."""
-    return (next((q for q in nonlinear if isinstance(q, ViscousPart)), None),
+def _rk_parts(nonlinear: list[Part]) -> tuple[Part | None, WaveExcitation | None, Part | None]:
+    """The Runge-Kutta mode's parts among ``nonlinear``: (the quadratic drag: viscous, or
+    the current drag on the relative velocity; wave excitation; radiation by convolution),
+    each ``None`` when absent."""
+    return (next((q for q in nonlinear if isinstance(q, ViscousPart)), current_part(nonlinear)),
             next((q for q in nonlinear if isinstance(q, WaveExcitation)), None),
             next((q for q in nonlinear if convolution_model(q) is not None), None))
 
@@ -274,6 +275,8 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
         order.append(conv)
     if lines:
         order.append(lines[0])
+    if drift_part(nonlinear) is not None:  # the last block (drift_blob.py)
+        order.append(drift_part(nonlinear))
     blocks = len(order)
     extra: dict[str | None, NDArray] = {}
 
@@ -324,10 +327,13 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     og = extra[:, : 2 * n] if extra.shape[1] else np.zeros((c.shape[0], 2 * n))
     rk = NativeRK(dt=float(sim.dt), v=vel[:, keep], bl=np.zeros((n, n)), bq=np.zeros(n),
                   eg=eg[keep], og=og)
-    if viscous is not None:
+    if isinstance(viscous, ViscousPart):
         rk.has_drag = True
         rk.bl = np.array(viscous.model.linear, dtype=float)
         rk.bq = np.array(viscous.model.quadratic, dtype=float)
+    elif viscous is not None:  # the drag on the velocity relative to the current
+        rk.has_drag = True
+        rk.bq = np.array(viscous.quadratic, dtype=float)
     if wave is not None and wave.from_input is not None:
         filt = wave.from_input
         rk.has_input = True
@@ -353,6 +359,8 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         forcing=forcing, tableau=native_tableau(sim), lines=lines,
         conv=None if conv is None else native_convolution(
             convolution_model(conv), vel[:, keep], conv_cols),
+        drift=native_drift(drift_part(nonlinear), current_part(nonlinear), line_parts(sim),
+                           extra[:, -n:]),
         tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),
                                   df=d[0][np.ix_(keep, keep)], dg=d[1][keep], dc=d[2][:, cols])
                   for name, d in derivatives],

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
+from .drift_blob import NativeDrift, drift_section
 from .lines_blob import NativeLines, lines_section
 from .packing import pack_f64 as _f64
 
@@ -101,6 +102,8 @@ class NativeModel:
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
     conv
         The Runge-Kutta mode's convolution radiation, or ``None``.
+    drift
+        The Runge-Kutta mode's drift loads and current, or ``None``.
     tableau
         The explicit Runge-Kutta scheme the Runge-Kutta mode steps (``None``: exact).
     """
@@ -134,6 +137,7 @@ class NativeModel:
     conv: NativeConvolution | None = None
     tableau: NativeTableau | None = None
     lines: NativeLines | None = None
+    drift: NativeDrift | None = None
 
 
 @dataclass
@@ -263,6 +267,8 @@ def write_blob(model: NativeModel) -> bytes:
     out += scheme_section(model.conv, model.tableau, q, p)
     # The scheme's semi-implicit family and the MoorDyn lines (lines_blob.py).
     out.append(lines_section(model.lines, n, p, q))
+    # The drift loads and the current (drift_blob.py).
+    out.append(drift_section(model.drift, q, p))
     # Sections other features append go here, before the trailer.
     return seal(b"".join(out))
 

@@ -19,8 +19,9 @@ from .output_rows import FIX
 
 #: The parts that are not linear and that the native runtime still steps, by the explicit
 #: Runge-Kutta scheme of the configuration as the Python FMU steps it: quadratic drag, the
-#: excitation by the elevation input and the radiation by convolution.
-RK4_KINDS = ("viscous", "wave_excitation", "radiation")
+#: excitation by the elevation input, the radiation by convolution, the second-order wave
+#: loads and the quadratic drag in a current (``drift_blob.py``).
+RK4_KINDS = ("viscous", "wave_excitation", "radiation", "drift", "current_drag")
 
 
 def not_linear(sim: Simulator) -> list[Part]:

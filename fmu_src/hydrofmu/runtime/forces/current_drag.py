@@ -72,5 +72,5 @@ class CurrentDragPart(Part):
 
     def why_not_linear(self) -> str:
         return ("current_drag: the bodies' quadratic drag in a current (on the velocity "
-                "relative to the water) is not carried by the native FMU yet: build the "
-                "Python FMU (hydrofmu build without --native), or set [current] speed = 0")
+                "relative to the water) is nonlinear: use a Runge-Kutta time_scheme ('rk4'), "
+                "MoorDyn's semi-implicit ones or 'etdrk4', or set [current] speed = 0")

@@ -14,8 +14,10 @@ half-cosine ramp, as a load quadratic in the ramped wave amplitude is; ``wave.he
 (tunable) scales it by ``(height / built height)^2``.
 
 The load is a function of time only (a pure forcing) but not a sum of sinusoids with the
-excitation's ramp: the part declares no linear form, so the ``exact`` scheme and the native
-FMU refuse it, naming it (``etdrk4`` takes it in its stages, as the quadratic drag).
+excitation's ramp: the part declares no linear form, so the ``exact`` scheme refuses it,
+naming it (``etdrk4`` takes it in its stages, as the quadratic drag). The native FMU steps
+it in its Runge-Kutta mode: the loads' products assembled here are written to the blob
+(``export/native/drift_blob.py``) and evaluated in C term for term.
 
 Run-time module: numpy and the standard library only.
 """
@@ -236,7 +238,6 @@ class DriftPart(Part):
 
     def why_not_linear(self) -> str:
         return ("drift: the second-order wave load (quadratic in the wave, faded in by the "
-                "ramp squared) has no linear form; the native FMU and the 'exact' scheme do "
-                "not step it yet: build the Python FMU (hydrofmu build without --native) "
-                "with a Runge-Kutta time_scheme or 'etdrk4', or remove 'drift' from the "
-                "bodies")
+                "ramp squared) has no linear form; the 'exact' scheme does not step it: use a "
+                "Runge-Kutta time_scheme ('rk4'; the native FMU steps it too), MoorDyn's "
+                "semi-implicit ones or 'etdrk4', or remove 'drift' from the bodies")

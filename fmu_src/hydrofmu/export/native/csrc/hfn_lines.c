@@ -256,6 +256,12 @@ int hfn_lines_read(hfn_lines_model **out, const unsigned char *data, size_t size
     return 0;
 }
 
+void hfn_lines_set_current(hfn_lines_model *lm, uint32_t i, uint32_t rows, const double *z,
+                           const double *u) {
+    hf_lines *L = &lm->parts[i].L;
+    L->n_current = rows; L->current_z = z; L->current_u = u;
+}
+
 size_t hfn_lines_state_size(const hfn_lines_model *lm) {
     return lm && lm->si_n ? (size_t)lm->n + 2 : 0;
 }

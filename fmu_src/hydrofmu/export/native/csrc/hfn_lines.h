@@ -36,6 +36,10 @@ HFN_HIDDEN int hfn_lines_read(hfn_lines_model **out, const unsigned char *data, 
                               size_t *used, uint32_t n, uint32_t nout, uint32_t nq,
                               uint32_t rk);
 HFN_HIDDEN void hfn_lines_free(hfn_lines_model *lm);
+/* Part i's steady current: MoorDyn-C's Currents = 1 table of rows depths z (ascending, m)
+ * and velocities u (rows x 3, m/s), owned by the caller (hfn_drift.c). */
+HFN_HIDDEN void hfn_lines_set_current(hfn_lines_model *lm, uint32_t i, uint32_t rows,
+                                      const double *z, const double *u);
 /* The doubles the scheme keeps in the dynamic state: the carried derivative (n), its time
  * and validity; 0 without a semi-implicit scheme. */
 HFN_HIDDEN size_t hfn_lines_state_size(const hfn_lines_model *lm);

@@ -2,17 +2,16 @@
  * Every array is allocated here, once, at fmi2Instantiate; hfn_model_free releases them. */
 #include "hfn_model.h"
 
+#include "hfn_drift.h"
+#include "hfn_reader.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A cursor over the blob; bad is set by the first read past its end (and stays set). */
-typedef struct {
-    const unsigned char *p;
-    size_t left;
-    int bad;
-} reader;
+typedef hfn_reader reader;
 
 static uint32_t rd_u32(reader *r) {
     uint32_t v = 0;
@@ -89,6 +88,13 @@ static char **rd_strings(reader *r, size_t count) {
     for (i = 0; a && i < count && !r->bad; i++) a[i] = rd_string(r);
     return a;
 }
+
+/* The cursor's reads for the sections in other files (hfn_reader.h). */
+uint32_t hfn_rd_u32(hfn_reader *r) { return rd_u32(r); }
+double hfn_rd_f64(hfn_reader *r) { return rd_f64(r); }
+void *hfn_rd_alloc(hfn_reader *r, size_t count, size_t size) { return rd_alloc(r, count, size); }
+double *hfn_rd_array(hfn_reader *r, size_t count) { return rd_array(r, count); }
+uint32_t *hfn_rd_u32_array(hfn_reader *r, size_t count) { return rd_u32_array(r, count); }
 
 /* A dense rows x cols matrix's nonzeros by row (compressed rows, in column order);
  * returns 0, or -1 out of memory. */
@@ -457,6 +463,10 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                            md->rk ? md->nq : 0u, md->rk) != 0) r.bad = 1;
         else { r.p += used; r.left -= used; }
     }
+    /* the drift and current section (hfn_drift.c) */
+    if (!r.bad && hfn_drift_read(&md->drift, &r, md->rk ? md->nq : 0u, md->nout, md->rk,
+                                 md->lines) != 0)
+        r.bad = 1;
     for (i = 0; i < md->nh && !r.bad; i++)
         if (md->hrows[i] >= md->nout) r.bad = 1;
     if (!r.bad && (md->scale_par > md->npr ||
@@ -514,5 +524,6 @@ void hfn_model_free(hfn_model *md) {
     free(md->conv_dof); free(md->conv_row); free(md->conv_col); free(md->oc_ptr);
     free(md->oc_idx);
     hfn_lines_free(md->lines);
+    hfn_drift_free(md->drift);
     memset(md, 0, sizeof *md);
 }

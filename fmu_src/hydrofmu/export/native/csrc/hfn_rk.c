@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hfn_conv.h"
+#include "hfn_drift.h"
 #include "hfn_lines.h"
 #include "hfn_semi.h"
 #include "hfn_waves.h"
@@ -103,6 +104,7 @@ void hfn_rk_forces(instance *c, double t, double s, const double *y) {
         for (i = 0; i < nq; i++) {
             const double *row = md->BL + (size_t)i * nq;
             double f = 0.0, v = c->rk_v[i];
+            if (md->drift && md->drift->current) v -= md->drift->current[i]; /* v - U */
             for (j = 0; j < nq; j++) f += row[j] * c->rk_v[j];
             c->rk_gd[i] = -f - md->BQ[i] * v * fabs(v);
         }
@@ -141,10 +143,11 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                 dy[md->act[i]] += rf * hfn_re_dot(c->cur_xc[0] + (size_t)i * md->k,
                                               c->cur_xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
-    if (md->has_drag || md->has_input || md->has_conv || md->lines) {
+    if (md->has_drag || md->has_input || md->has_conv || md->lines || md->drift) {
         if (md->has_drag || md->has_input) hfn_rk_forces(c, t, s, y);
         for (i = 0; i < nq; i++)
             c->rk_g[i] = (md->has_drag ? c->rk_gd[i] : 0.0) + (md->has_input ? c->rk_ge[i] : 0.0);
+        if (md->drift) hfn_drift_add(md->drift, t, *c->d.t0, *c->d.scale, c->rk_g);
         if (md->has_conv) {
             const double *fc = hfn_conv_force(c, s, y);
             for (i = 0; i < nq; i++) c->rk_g[i] += fc[i];

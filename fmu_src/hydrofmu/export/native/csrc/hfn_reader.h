@@ -1,0 +1,27 @@
+/* hydrofmu native runtime, the model blob's checked cursor (hfn_model.c): the sections
+ * other files read (hfn_drift.c) use the same reads. A read past the end marks the cursor
+ * bad (and it stays bad); an array's count is checked against the bytes left BEFORE
+ * anything is allocated, and the + 1 of the allocation cannot wrap. */
+#ifndef HFN_READER_H
+#define HFN_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hfn_internal.h"
+
+typedef struct {
+    const unsigned char *p;
+    size_t left;
+    int bad;
+} hfn_reader;
+
+HFN_HIDDEN uint32_t hfn_rd_u32(hfn_reader *r);
+HFN_HIDDEN double hfn_rd_f64(hfn_reader *r);
+/* count + 1 zeroed items of size bytes, or NULL (the cursor marked bad). */
+HFN_HIDDEN void *hfn_rd_alloc(hfn_reader *r, size_t count, size_t size);
+/* count f64 / u32 read from the cursor (count checked first), or NULL (marked bad). */
+HFN_HIDDEN double *hfn_rd_array(hfn_reader *r, size_t count);
+HFN_HIDDEN uint32_t *hfn_rd_u32_array(hfn_reader *r, size_t count);
+
+#endif
