@@ -76,6 +76,7 @@
  *       point_cda, point_ca [n_points each], group_pose[6 n_groups];
  *       PQ[6*n], PV[6*n] (the body's 6 DOF displacements and velocities from the state).
  *     Every index is range-checked at reading (no blob makes the kernel read out of bounds).
+ *   then the catenary moorings (hfn_catenary.h: u32 parts, 0 for none, then their data);
  *   then the sections other features append (each a u32 flag, then its data);
  *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
@@ -110,6 +111,7 @@
 #include <stdint.h>
 
 #include "hfn_internal.h"
+#include "hfn_catenary.h"
 #include "hfn_lines.h"
 
 #define HFN_MAGIC "HFMUNAT1"
@@ -173,6 +175,8 @@ typedef struct {
     double *tab_a, *tab_b, *tab_c;
     /* the last section: the semi-implicit scheme and the MoorDyn lines (NULL: neither) */
     hfn_lines_model *lines;
+    /* the catenary moorings (hfn_catenary.h; NULL: none), after the lines section */
+    hfn_cat_model *cat;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
