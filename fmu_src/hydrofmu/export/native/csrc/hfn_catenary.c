@@ -25,7 +25,7 @@ struct hfn_cat_model {
     double *OK, *gc; /* OK: nout x nq; gc: nq (work) */
     cat_part *parts;
     int failed;      /* a failure not yet reported */
-    char msg[640];
+    char msg[1024];
 };
 
 hfn_cat_model *hfn_cat_new(uint32_t nparts, uint32_t n, uint32_t nout, uint32_t nq) {

@@ -403,7 +403,8 @@ static void read_catenary(hfn_model *md, reader *r) {
         uint32_t nl = rd_u32(r), dof0 = rd_u32(r), out_row = rd_u32(r);
         double *lines = nl <= 100000u ? rd_array(r, 13 * (size_t)nl) : NULL;
         double *pq = lines ? rd_array(r, 6 * (size_t)md->n) : NULL;
-        if (r->bad || hfn_cat_part(md->cat, i, nl, dof0, out_row, lines, pq) != 0) r->bad = 1;
+        /* the part takes both arrays (freed with the section, read or not) */
+        if (hfn_cat_part(md->cat, i, nl, dof0, out_row, lines, pq) != 0) r->bad = 1;
     }
 }
 
