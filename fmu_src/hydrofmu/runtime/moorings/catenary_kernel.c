@@ -74,6 +74,12 @@ HF_EXPORT int64_t hf_catenary_struct_size(void) { return (int64_t)sizeof(hf_cate
 static double py_max(double a, double b) { return b > a ? b : a; }
 static double py_min(double a, double b) { return b < a ? b : a; }
 
+/* x^2 as pow(x, 2) (what Python's x ** 2 computes, which the solve was validated as; the
+ * exponent is read at run time so that the compiler does not fold it into x * x, which
+ * rounds differently by an ulp in rare cases). */
+static volatile double cat_two = 2.0;
+static double py_square(double x) { return pow(x, cat_two); }
+
 static int on_seabed(const hf_catenary *c, double vf) {
     return c->seabed && vf < c->weight * c->length;
 }
@@ -91,7 +97,7 @@ HF_EXPORT void hf_cat_span(const hf_catenary *c, double hf, double vf, double *x
             xf += c->cb * w / (2 * ea) * (-lb * lb + s0 * py_max(s0, 0.0));
         }
         q = vf / hf;
-        zf = hf / w * (sqrt(1 + q * q) - 1) + vf * vf / (2 * ea * w);
+        zf = hf / w * (sqrt(1 + py_square(q)) - 1) + vf * vf / (2 * ea * w);
         xz[0] = xf; xz[1] = zf;
         return;
     }
