@@ -12,6 +12,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from paths import DATA_DIR
 
 
+@pytest.fixture(scope="session", autouse=True)
+def mooring_kernel() -> None:
+    """The compiled mooring kernel in the cache before any test: the catenary solve has no
+    numpy copy (tests that build catenary lines without the API find it there)."""
+    from hydrofmu.export.line_kernel_build import compiled_library
+
+    compiled_library()
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """The repository's folder of third-party BEM files (``examples/data``)."""

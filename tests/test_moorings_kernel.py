@@ -358,7 +358,9 @@ def test_default_kernel_here_is_compiled() -> None:
 @pytest.mark.slow
 def test_fmu_carries_the_kernel_and_runs_without_it(tmp_path: Path) -> None:
     """The export compiles the kernel into the FMU; an FMU whose library is not of this
-    platform (renamed, as on another OS) runs the numpy kernel, says so, and agrees."""
+    platform (renamed, as on another OS) runs the numpy kernel, says so, and agrees to the
+    accuracy of MoorDyn's IC stage (its lines start there: no catenary solve without the
+    library)."""
     import shutil
     import zipfile
 
@@ -411,15 +413,13 @@ def test_fmu_carries_the_kernel_and_runs_without_it(tmp_path: Path) -> None:
     scale = {n: peaks[k] for k, n in enumerate(tensions)}
     scale.update({n: sum(peaks) for n in forces})
     scale.update({n: sum(t * r for t, r in zip(peaks, arms, strict=True)) for n in moments})
-    # The bound, from the problem: the two kernels differ by a few ulps of the largest summed
-    # term per derivative evaluation (~1e-14 relative, measured by the derivative test above);
-    # 2 s of midpoint5 at 0.01 s is 1000 evaluations. The lines are damped (axial damping at
-    # 80 % of critical), so an injected round-off does not grow: measured here, the
-    # difference is at its level after the first 0.1 s (50 evaluations: 3e-8 N of a tension)
-    # and stays there (max 7.4e-8 N at 2 s). Worst case with no cancellation and no growth:
-    # 1000 * 1e-14 = 1e-11 of the scale; the bound 1e-10 leaves 10x on that worst case.
-    # Observed (relative to the scale): tensions 2.1e-12, surge 5.3e-13, heave 1.4e-12,
-    # pitch 8.6e-13 -- 50x below the bound.
+    # Without any library the catenary solve (C only, no numpy copy) is not there either,
+    # so the lines start from MoorDyn's own IC stage (a straight profile relaxed until the
+    # fairlead tensions change by less than threshIC = 0.1 %: Newton does not converge
+    # from a straight chain), not from the Newton equilibrium of the catenary profile: the
+    # two runs differ by that stage's accuracy, measured 3.7e-4 of a tension; bound 1e-3
+    # (threshIC). The two kernels' own agreement (1e-14 a derivative) is the derivative
+    # test's above.
     for n in names:
         err = float(np.max(np.abs(out["c"][n] - out["numpy"][n])))
-        assert err <= 1e-10 * scale[n], f"{n}: |C - numpy| = {err:.3g}, scale {scale[n]:.3g}"
+        assert err <= 1e-3 * scale[n], f"{n}: |C - numpy| = {err:.3g}, scale {scale[n]:.3g}"

@@ -37,18 +37,32 @@ SANITIZE = ("-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-r
             "-fno-omit-frame-pointer")
 
 
-@pytest.fixture(scope="module", params=["exact", "rk4", "drift"])
+#: A catenary mooring of three chains (examples/catenary/catenary_moored.toml's).
+CATENARY = {"type": "catenary", "body": "body", "lines": [
+    {"anchor": [150.0, 0.0, -50.0], "fairlead": [4.6, 0.0, -2.0], "length": 170.0,
+     "weight": 470.6, "ea": 2.0e8},
+    {"anchor": [-75.0, 129.904, -50.0], "fairlead": [-2.3, 3.984, -2.0], "length": 170.0,
+     "weight": 470.6, "ea": 2.0e8},
+    {"anchor": [-75.0, -129.904, -50.0], "fairlead": [-2.3, -3.984, -2.0], "length": 170.0,
+     "weight": 470.6, "ea": 2.0e8}]}
+
+
+@pytest.fixture(scope="module", params=["exact", "rk4", "drift", "catenary"])
 def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The default sphere with constant radiation coefficients (12 states, 17 kB model):
     small enough for every truncation; stepped exactly, or with heave drag in the
     Runge-Kutta mode (its state holds the internal time and grid index the consistency
-    checks look at), or the drift-and-current model (tests/drift_helpers.py)."""
+    checks look at), the drift-and-current model (tests/drift_helpers.py), or on a catenary
+    mooring (rk4: its section's counts and lines)."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
     if request.param == "drift":  # the drift-and-current section too (33 kB)
         bodies, config = drift_current_config()
     if request.param == "rk4":
         config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
+        config["simulation"]["time_scheme"] = "rk4"
+    if request.param == "catenary":
+        config["moorings"] = [CATENARY]
         config["simulation"]["time_scheme"] = "rk4"
     fmu = build_native_fmu(bodies, config, folder / "Small.fmu", model_name="Small",
                            platforms=("linux64",))

@@ -317,7 +317,8 @@ def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
     mooring asks for ``kernel = "c"`` (an error). Compiled in ``work``."""
     kernels = {m.get("kernel", "auto") for m in config.get("moorings", [])
                if m.get("type") == "moordyn"}
-    if not kernels - {"numpy"}:
+    catenary = any(m.get("type") == "catenary" for m in config.get("moorings", []))
+    if not kernels - {"numpy"} and not catenary:
         return {}
     from ..runtime.errors import OptionalDependencyError
     from .line_kernel_build import bundle_library
@@ -325,6 +326,9 @@ def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
     try:
         library = bundle_library(work / "kernel")
     except (OptionalDependencyError, ExportError) as exc:
+        if catenary:  # the catenary solve is in C only
+            raise ExportError(f"catenary moorings need the compiled mooring kernel in the "
+                              f"FMU: {exc}", value="catenary") from exc
         if "c" in kernels:
             raise ExportError(f"[[moorings]] kernel = 'c' needs the compiled line kernel: "
                               f"{exc}", value="c") from exc

@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.errors import ExportError, OptionalDependencyError
-from ..runtime.moorings.kernel_files import SOURCE, bundled_library_name, cached_library
+from ..runtime.moorings.kernel_files import (
+    CATENARY_SOURCE,
+    SOURCE,
+    bundled_library_name,
+    cached_library,
+)
 from .python_binary import compile_shared_library
 
 LOG = logging.getLogger("hydrofmu.moorings.kernel")
@@ -32,8 +37,9 @@ _tried: dict[Path, str | None] = {}
 
 
 def build_library(source: Path, output: Path) -> None:
-    """Compile ``source`` (the kernel's C file) into the shared library ``output``."""
-    compile_shared_library(source, output)
+    """Compile ``source`` (the kernel's C file) and the catenary solve
+    (``catenary_kernel.c``) into the shared library ``output``."""
+    compile_shared_library(source, output, flags=(str(CATENARY_SOURCE),))
 
 
 def compiled_library() -> Path | None:
@@ -62,12 +68,13 @@ def compiled_library() -> Path | None:
 
 def uses_line_kernel(config: Mapping[str, Any]) -> bool:
     """Whether a configuration (resolved, or as read) has MoorDyn lines that may run the
-    compiled kernel (``kernel`` other than ``"numpy"``)."""
+    compiled kernel (``kernel`` other than ``"numpy"``) or catenary lines (their solve is
+    in the same library)."""
     moorings = config.get("moorings", [])
     if not isinstance(moorings, list):
         return False
-    return any(isinstance(m, Mapping) and m.get("type") == "moordyn"
-               and m.get("kernel", "auto") != "numpy" for m in moorings)
+    return any(isinstance(m, Mapping) and (m.get("type") == "catenary" or (
+        m.get("type") == "moordyn" and m.get("kernel", "auto") != "numpy")) for m in moorings)
 
 
 def prepare_line_kernel(config: Mapping[str, Any]) -> None:
@@ -93,7 +100,7 @@ def bundle_library(package_dir: Path) -> Path:
         The compilation failed.
     """
     out = Path(package_dir) / "moorings" / bundled_library_name()
-    compile_shared_library(SOURCE, out)
+    build_library(SOURCE, out)
     return out
 
 

@@ -39,6 +39,7 @@ from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.outputs import OutputMap, map_rows
 from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
+from .catenary_blob import catenary_parts, native_catenary
 from .convolution_blob import convolution_model, native_convolution, native_tableau
 from .drift_blob import current_part, drift_part, native_drift
 from .lines_blob import NativeScheme, line_parts, native_lines, native_scheme
@@ -275,6 +276,9 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
         order.append(conv)
     if lines:
         order.append(lines[0])
+    cats = catenary_parts(sim)  # after the lines: the catenary moorings' block
+    if cats:
+        order.append(cats[0])
     if drift_part(nonlinear) is not None:  # the last block (drift_blob.py)
         order.append(drift_part(nonlinear))
     blocks = len(order)
@@ -292,8 +296,8 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
         raise ExportError("the Runge-Kutta mode without drag, elevation input or lines",
                           value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
-    products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines],
-                           fc_rows, c, h)
+    products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines
+                                 and q not in cats], fc_rows, c, h)
     return c, h, products
 
 
@@ -349,6 +353,8 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     at = 3 * n if conv is not None else 2 * n
     lines = native_lines(sim, keep, extra[:, at : at + n]) if (
         line_parts(sim) or isinstance(native_scheme(sim), NativeScheme)) else None
+    at += n if line_parts(sim) else 0  # then the catenary moorings' block
+    catenary = native_catenary(sim, keep, extra[:, at : at + n])
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
@@ -356,7 +362,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
-        forcing=forcing, tableau=native_tableau(sim), lines=lines,
+        forcing=forcing, tableau=native_tableau(sim), lines=lines, catenary=catenary,
         conv=None if conv is None else native_convolution(
             convolution_model(conv), vel[:, keep], conv_cols),
         drift=native_drift(drift_part(nonlinear), current_part(nonlinear), line_parts(sim),

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
+from .catenary_blob import NativeCatenary, catenary_section
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 from .drift_blob import NativeDrift, drift_section
 from .lines_blob import NativeLines, lines_section
@@ -97,6 +98,8 @@ class NativeModel:
         The Runge-Kutta mode (drag, the elevation input, lines), or ``None``: exact.
     lines
         The Runge-Kutta mode's scheme when not rk4 and its MoorDyn lines, or ``None``.
+    catenary
+        The Runge-Kutta mode's catenary moorings (``catenary_blob.py``), or ``None``.
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
@@ -138,6 +141,7 @@ class NativeModel:
     tableau: NativeTableau | None = None
     lines: NativeLines | None = None
     drift: NativeDrift | None = None
+    catenary: NativeCatenary | None = None
 
 
 @dataclass
@@ -267,6 +271,8 @@ def write_blob(model: NativeModel) -> bytes:
     out += scheme_section(model.conv, model.tableau, q, p)
     # The scheme's semi-implicit family and the MoorDyn lines (lines_blob.py).
     out.append(lines_section(model.lines, n, p, q))
+    # The catenary moorings (catenary_blob.py; u32 0 without).
+    out.append(catenary_section(model.catenary, n, p, q))
     # The drift loads and the current (drift_blob.py).
     out.append(drift_section(model.drift, q, p))
     # Sections other features append go here, before the trailer.

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ...runtime.errors import ExportError
-from ...runtime.moorings.kernel_files import SOURCE
+from ...runtime.moorings.kernel_files import CATENARY_SOURCE, SOURCE
 
 #: The C runtime's folder (package data).
 RUNTIME_DIR = Path(__file__).resolve().parent / "csrc"
@@ -33,16 +33,16 @@ LINE_KERNEL_DIR = SOURCE.parent
 #: convolution radiation, the outputs, the lines and the semi-implicit scheme.
 C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
              "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_conv.c",
-             "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_drift.c")
+             "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_drift.c", "hfn_catenary.c")
 #: The headers: the runtime's and the FMI 2.0 standard's.
 HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
            "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_conv.h", "hfn_outputs.h",
            "hfn_lines.h", "hfn_semi.h", "hfn_uri.h", "hfn_drift.h", "hfn_reader.h",
-           "fmi2Functions.h", "fmi2FunctionTypes.h",
+           "hfn_catenary.h", "fmi2Functions.h", "fmi2FunctionTypes.h",
            "fmi2TypesPlatform.h")
 #: Files shipped in ``sources/`` (the C files first; ``line_kernel.c`` is included by
-#: ``hfn_lines.c``, not compiled on its own).
-SOURCES = C_SOURCES + HEADERS + (SOURCE.name,)
+#: ``hfn_lines.c``, ``catenary_kernel.c`` by ``hfn_catenary.c``, not compiled on their own).
+SOURCES = C_SOURCES + HEADERS + (SOURCE.name, CATENARY_SOURCE.name)
 #: Strict IEEE arithmetic, every warning; only the fmi2* functions exported.
 FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden")
 
@@ -61,7 +61,8 @@ CROSS_COMPILER_FIX = "pip install ziglang (or pip install 'hydrofmu[native]')"
 
 def source_file(name: str) -> Path:
     """The file of a name in :data:`SOURCES`."""
-    return SOURCE if name == SOURCE.name else RUNTIME_DIR / name
+    kernels = {SOURCE.name: SOURCE, CATENARY_SOURCE.name: CATENARY_SOURCE}
+    return kernels.get(name, RUNTIME_DIR / name)
 
 
 def has_ziglang() -> bool:

@@ -1,9 +1,9 @@
 """Whether the native runtime can step a built
 :class:`~hydrofmu.runtime.simulator.simulator.Simulator`, and why not: the parts it carries
-(the linear model; quadratic drag, the elevation input, convolution radiation and MoorDyn
-lines in the Runge-Kutta mode) and the schemes it steps (``exact`` for a linear model, an
-explicit Runge-Kutta tableau, MoorDyn's semi-implicit families), each refusal naming the
-part or the scheme and the fix.
+(the linear model; quadratic drag, the elevation input, convolution radiation, MoorDyn
+lines and catenary moorings in the Runge-Kutta mode) and the schemes it steps (``exact``
+for a linear model, an explicit Runge-Kutta tableau, MoorDyn's semi-implicit families),
+each refusal naming the part or the scheme and the fix.
 
 Build time only.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...runtime.parts.part import Part
 from ...runtime.schemes.local import LocalAdamsBashforth, LocalEuler
 from ...runtime.simulator.simulator import Simulator
+from .catenary_blob import CATENARY_KINDS
 from .convolution_blob import convolution_model, native_tableau, scheme_refusal
 from .lines_blob import LINE_KINDS, NativeScheme, native_scheme, part_refusal
 from .output_rows import FIX
@@ -34,7 +35,7 @@ def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
     parts = not_linear(sim)
     reasons = [part.why_not_linear() for part in parts
-               if part.kind not in RK4_KINDS + LINE_KINDS
+               if part.kind not in RK4_KINDS + LINE_KINDS + CATENARY_KINDS
                or (part.kind == "radiation" and convolution_model(part) is None)]
     reasons += [why for why in map(part_refusal, parts) if why]
     method = sim.added_mass_method
@@ -42,14 +43,16 @@ def refusal(sim: Simulator) -> str:
         reasons.append(f"added_mass.method = {method} (use added_mass.method = implicit)")
     if reasons:
         return ("the native FMU steps the linear model, with quadratic drag, the elevation "
-                "input, convolution radiation and MoorDyn lines by the Runge-Kutta mode, and "
+                "input, convolution radiation, MoorDyn lines and catenary moorings by the "
+                "Runge-Kutta mode, and "
                 "these parts are none of them: " + "; ".join(reasons) + ". Fix: " + FIX)
     scheme = sim.parameters["time_scheme"]
     tableau, semi = native_tableau(sim), native_scheme(sim)
     if parts and tableau is None and not isinstance(semi, NativeScheme):
         named = ", ".join(sorted({part.kind for part in parts}))
         return (f"the native FMU steps the parts that are not linear ({named}: quadratic "
-                "drag, the elevation input, convolution radiation, MoorDyn lines) with an "
+                "drag, the elevation input, convolution radiation, MoorDyn lines, catenary "
+                "moorings) with an "
                 "explicit Runge-Kutta scheme ('euler', 'rk2heun', 'rk2', 'rk3', 'rk4') or "
                 "MoorDyn's semi-implicit 'beuler<N>', 'midpoint<N>' or 'aca<N>', and "
                 f"time_scheme = '{scheme}'. Fix: set time_scheme = 'rk4' or e.g. 'midpoint5' "

@@ -16,7 +16,8 @@ Configuration::
 
 The body's reference point is at its displacement ``q[:3]`` (m) from the origin, rotated
 by ``q[3:]`` (roll, pitch, yaw, rad). Each line is the elastic catenary of
-:mod:`hydrofmu.runtime.moorings.catenary` in its vertical plane; the force and moment of all lines
+:mod:`hydrofmu.runtime.moorings.catenary` in its vertical plane (solved in C, the kernel
+the native FMU calls too); the force and moment of all lines
 on the body go to ``<body>.F_mooring[1..6]`` and each line ``k`` (numbered from 1 over all
 ``[[moorings]]`` entries, in order) reports ``mooring.line<k>.T_fairlead`` and
 ``mooring.line<k>.T_anchor`` (N).
@@ -33,8 +34,8 @@ from numpy.typing import NDArray
 
 from ..errors import CatenaryError, ConfigError, IntegrationError
 from ..hydrodata.model import HydroData
-from ..moorings.catenary import Catenary
-from ..moorings.quasistatic import CatenaryMooring
+from ..moorings.catenary import Catenary, CatenaryKernelUnavailable
+from ..moorings.quasistatic import CatenaryBody, CatenaryMooring
 from ..parts.part import Context, ModelInfo, Part, Port
 from .mooring_common import body_dofs, check_keys, initial_pose, mooring_body, tension_ports
 
@@ -95,10 +96,13 @@ class CatenaryPart(Part):
                                                                f"{w}: fairlead"),
                                               line=cat))
         self.body = body
+        self.lines_c = CatenaryBody(self.lines)
         self.sl, self.dofs = body_dofs(model, k)
         pose0 = initial_pose(model, body)
         try:
             f0, tensions = self.evaluate(pose0)
+        except CatenaryKernelUnavailable as exc:
+            raise ConfigError(f"{where}: {exc}", value=exc.value) from exc
         except CatenaryError as exc:
             raise ConfigError(f"{where}: at the initial pose {pose0.tolist()}: {exc}",
                               value=exc.value) from exc
@@ -117,15 +121,9 @@ class CatenaryPart(Part):
     def evaluate(self, pose: NDArray[np.float64]
                  ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """Force and moment on the body (N, N m, shape (6,)) and the tensions
-        ``[T_fairlead_1, T_anchor_1, ...]`` (N) at the body pose ``pose`` (m, rad)."""
-        f = np.zeros(6)
-        tensions = np.empty(2 * len(self.lines))
-        for i, line in enumerate(self.lines):
-            fi, sol = line.state(pose)
-            f += fi
-            tensions[2 * i] = sol.fairlead_tension
-            tensions[2 * i + 1] = sol.anchor_tension
-        return f, tensions
+        ``[T_fairlead_1, T_anchor_1, ...]`` (N) at the body pose ``pose`` (m, rad): one call
+        of the C kernel (:class:`~hydrofmu.runtime.moorings.quasistatic.CatenaryBody`)."""
+        return self.lines_c.evaluate(pose)
 
     def _state(self, ctx: Context) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         pose = ctx.q[self.sl]
@@ -156,5 +154,5 @@ class CatenaryPart(Part):
     def stiffness_estimate(self) -> NDArray[np.float64]:
         """6x6 stiffness of the lines at the initial pose, placed on the body, (n, n)."""
         k = np.zeros((self.n, self.n))
-        k[self.sl, self.sl] = sum(line.stiffness(self.pose0) for line in self.lines)
+        k[self.sl, self.sl] = self.lines_c.stiffness(self.pose0)
         return k

@@ -1,4 +1,4 @@
-"""The quasi-static elastic catenary with seabed contact (numpy + standard library only).
+"""The quasi-static elastic catenary with seabed contact: its one solve, in C.
 
 One uniform line hangs between an anchor end A and a fairlead end B. In the vertical plane of
 the line, with ``XF >= 0`` the horizontal span and ``ZF`` the height of B above A, the line is
@@ -20,11 +20,21 @@ FAST use) give ``XF(HF, VF)`` and ``ZF(HF, VF)``:
 
 The pair is solved by a damped Newton iteration on ``(log HF, VF)``; when it does not converge a
 nested bisection (``ZF`` is monotonic in ``VF`` at fixed ``HF``, ``XF`` in ``HF`` along that
-curve) takes over, so slack, taut and fully lifted lines are all found.
+curve) takes over, so slack, taut and fully lifted lines are all found. Every solve starts
+from the same point (no warm start: a solve is a function of its arguments).
+
+The equations and the solve live once, in ``catenary_kernel.c``, compiled into the library
+of the line kernel (:mod:`.kernel_files`) and called here by :mod:`ctypes`; the native FMU
+includes the same file. Without a usable library a solve raises
+:class:`CatenaryKernelUnavailable` (with the fix). The line's profile (:meth:`Catenary.profile`:
+positions and tensions along it, for a MoorDyn line's initial nodes) stays in numpy.
+
+Run-time module: numpy, ctypes and the standard library only.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 from dataclasses import dataclass
 
@@ -33,7 +43,108 @@ from numpy.typing import NDArray
 
 from ..errors import CatenaryError
 
-__all__ = ["Catenary", "CatenaryError", "CatenarySolution"]
+__all__ = [
+    "SOLUTION_SIZE",
+    "Catenary",
+    "CatenaryError",
+    "CatenaryKernelUnavailable",
+    "CatenarySolution",
+    "HfCatenary",
+    "catenary_library",
+]
+
+#: Version of the C interface (``struct hf_catenary``, ``hf_cat_*``); must equal
+#: ``HF_CATENARY_ABI`` of the compiled library.
+ABI_VERSION = 1
+
+#: Doubles of a solution (``HF_CAT_SOL``): HF, VF, HA, VA, LB, XF, ZF, two quoted values.
+SOLUTION_SIZE = 9
+
+_F64P = ctypes.POINTER(ctypes.c_double)
+_loaded: dict[str, ctypes.CDLL] = {}
+
+
+class CatenaryKernelUnavailable(CatenaryError):
+    """No usable compiled catenary solve; the message says why and the fix."""
+
+
+class HfCatenary(ctypes.Structure):
+    """``struct hf_catenary`` of ``catenary_kernel.c`` (same fields, same order)."""
+
+    _fields_ = [("length", ctypes.c_double), ("weight", ctypes.c_double),
+                ("ea", ctypes.c_double), ("cb", ctypes.c_double),
+                ("max_strain", ctypes.c_double), ("tol", ctypes.c_double),
+                ("anchor", ctypes.c_double * 3), ("fairlead", ctypes.c_double * 3),
+                ("seabed", ctypes.c_int64)]
+
+
+def catenary_library() -> ctypes.CDLL:
+    """The compiled solve: the line kernel's library
+    (:func:`~hydrofmu.runtime.moorings.kernel_loader.load_library`), checked for the
+    catenary's entry points and ABI; kept for the process once loaded.
+
+    Raises
+    ------
+    CatenaryKernelUnavailable
+        No library, or one without the catenary (an older build): the message names the fix.
+    """
+    if "lib" in _loaded:
+        return _loaded["lib"]
+    from .kernel_loader import KernelUnavailable, load_library
+
+    fix = ("; fix: install a C compiler (or pip install 'hydrofmu[native]') and build the "
+           "model again (hydrofmu compiles the mooring kernel, which holds the catenary "
+           "solve, when it builds a model with moorings, and into every FMU that has them)")
+    try:
+        lib = load_library()
+        abi, size = lib.hf_catenary_abi, lib.hf_catenary_struct_size
+        lib.hf_cat_span, lib.hf_cat_solve, lib.hf_cat_message, lib.hf_cat_body  # noqa: B018
+    except KernelUnavailable as exc:
+        raise CatenaryKernelUnavailable(f"catenary moorings need the compiled mooring "
+                                        f"kernel: {exc}{fix}", value="catenary") from exc
+    except AttributeError as exc:
+        raise CatenaryKernelUnavailable(f"the compiled mooring kernel has no catenary solve "
+                                        f"(an older build: {exc}){fix}",
+                                        value="catenary") from exc
+    abi.restype = size.restype = ctypes.c_int64
+    abi.argtypes = size.argtypes = []
+    if abi() != ABI_VERSION or size() != ctypes.sizeof(HfCatenary):
+        raise CatenaryKernelUnavailable(
+            f"the compiled catenary has ABI {abi()} ({size()} bytes); this hydrofmu needs "
+            f"ABI {ABI_VERSION} ({ctypes.sizeof(HfCatenary)} bytes){fix}", value="catenary")
+    ptr = ctypes.c_void_p
+    lib.hf_cat_span.restype = None
+    lib.hf_cat_span.argtypes = [ptr, ctypes.c_double, ctypes.c_double, ptr]
+    lib.hf_cat_solve.restype = ctypes.c_int
+    lib.hf_cat_solve.argtypes = [ptr, ctypes.c_double, ctypes.c_double, ptr]
+    lib.hf_cat_message.restype = None
+    lib.hf_cat_message.argtypes = [ptr, ctypes.c_int, ptr, ctypes.c_char_p, ctypes.c_int64]
+    lib.hf_cat_body.restype = ctypes.c_int
+    lib.hf_cat_body.argtypes = [ptr, ctypes.c_int64, ptr, ptr, ptr, ptr, ptr]
+    _loaded["lib"] = lib
+    return lib
+
+
+def message(line: ctypes.Array | HfCatenary, code: int, sol: NDArray[np.float64]) -> str:
+    """The kernel's words for ``code`` (of ``hf_cat_solve`` or ``hf_cat_body``, its
+    solution ``sol``) about ``line`` (one :class:`HfCatenary`, or the failed one)."""
+    buf = ctypes.create_string_buffer(512)
+    catenary_library().hf_cat_message(ctypes.byref(line), code, sol.ctypes.data, buf, 512)
+    return buf.value.decode("utf-8", "replace")
+
+
+def error_value(code: int, sol: NDArray[np.float64]) -> object:
+    """The value a :class:`CatenaryError` of ``code`` carries (the span, the height, the
+    chord)."""
+    xf, zf = float(sol[5]), float(sol[6])
+    return {2: xf, 3: zf, 4: float(sol[7])}.get(code, (xf, zf))
+
+
+def solution_of(sol: NDArray[np.float64]) -> CatenarySolution:
+    """The :class:`CatenarySolution` of the kernel's solution array."""
+    return CatenarySolution(HF=float(sol[0]), VF=float(sol[1]), HA=float(sol[2]),
+                            VA=float(sol[3]), LB=float(sol[4]), XF=float(sol[5]),
+                            ZF=float(sol[6]))
 
 
 @dataclass(frozen=True)
@@ -88,6 +199,11 @@ class Catenary:
         Largest mean strain accepted before the line is declared unable to reach.
     tol
         Relative tolerance of the solution on ``XF`` and ``ZF``.
+
+    Attributes
+    ----------
+    struct
+        The line as the C solve reads it (:class:`HfCatenary`; anchor and fairlead zero).
     """
 
     def __init__(
@@ -108,6 +224,9 @@ class Catenary:
             raise CatenaryError("catenary length and weight must be finite", value=(length, weight))
         if not (cb >= 0 and math.isfinite(cb)):
             raise CatenaryError(f"catenary seabed friction cb={cb!r} must be >= 0", value=cb)
+        if not (math.isfinite(max_strain) and max_strain >= 0 and tol > 0):
+            raise CatenaryError(f"catenary max_strain={max_strain!r} must be >= 0 and "
+                                f"tol={tol!r} > 0", value=(max_strain, tol))
         self.length = float(length)
         self.weight = float(weight)
         self.ea = float(ea)
@@ -115,37 +234,16 @@ class Catenary:
         self.cb = float(cb)
         self.max_strain = float(max_strain)
         self.tol = float(tol)
-
-    # -- the closed form ------------------------------------------------------------------
-    def _on_seabed(self, vf: float) -> bool:
-        return self.seabed and vf < self.weight * self.length
+        self.struct = HfCatenary(self.length, self.weight, self.ea, self.cb, self.max_strain,
+                                 self.tol, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), int(self.seabed))
 
     def span(self, hf: float, vf: float) -> tuple[float, float]:
         """``(XF, ZF)`` in m for fairlead tensions ``hf`` > 0, ``vf`` (N)."""
-        L, w, ea = self.length, self.weight, self.ea
-        if self._on_seabed(vf):
-            vf = max(vf, 0.0)
-            lb = L - vf / w
-            xf = lb + hf / w * math.asinh(vf / hf) + hf * L / ea
-            if self.cb > 0:
-                s0 = lb - hf / (self.cb * w)
-                xf += self.cb * w / (2 * ea) * (-lb * lb + s0 * max(s0, 0.0))
-            zf = hf / w * (math.sqrt(1 + (vf / hf) ** 2) - 1) + vf * vf / (2 * ea * w)
-            return xf, zf
-        va = vf - w * L
-        a, b = vf / hf, va / hf
-        sa, sb = math.sqrt(1 + a * a), math.sqrt(1 + b * b)
-        # differences of asinh and sqrt rewritten without cancellation (a - b = w L / HF is
-        # tiny for a light, taut line)
-        if a * b > 0:
-            dx = math.asinh((w * L / hf) * (a + b) / (a * sb + b * sa))
-        else:
-            dx = math.asinh(a) - math.asinh(b)
-        xf = hf / w * dx + hf * L / ea
-        zf = L * (a + b) / (sa + sb) + (vf * L - w * L * L / 2) / ea
-        return xf, zf
+        xz = np.zeros(2)
+        catenary_library().hf_cat_span(ctypes.byref(self.struct), float(hf), float(vf),
+                                       xz.ctypes.data)
+        return float(xz[0]), float(xz[1])
 
-    # -- the solve ------------------------------------------------------------------------
     def solve(self, xf: float, zf: float) -> CatenarySolution:
         """Fairlead and anchor tensions for a horizontal span ``xf`` and a height ``zf``, m.
 
@@ -153,158 +251,15 @@ class Catenary:
         ------
         CatenaryError
             The line cannot reach (it would need more than ``max_strain``), the span is not
-            positive, or no solution is found.
+            positive or not finite, the fairlead is below an anchor on the seabed, or no
+            solution is found.
         """
-        if not (math.isfinite(xf) and math.isfinite(zf)):
-            raise CatenaryError(f"catenary span ({xf!r}, {zf!r}) must be finite", value=(xf, zf))
-        if xf <= 1e-9 * self.length:
-            raise CatenaryError(
-                f"catenary horizontal span XF={xf:.6g} m must be > 0: a vertical line is not "
-                "supported by the quasi-static model; use a dynamic (moordyn) line",
-                value=xf,
-            )
-        if self.seabed and zf < 0:
-            raise CatenaryError(
-                f"the fairlead is {-zf:.6g} m below an anchor that lies on the seabed; "
-                "swap the ends or set seabed = false for a line hanging between two points",
-                value=zf,
-            )
-        chord = math.hypot(xf, zf)
-        limit = self.length * (1 + self.max_strain) if math.isfinite(self.ea) else self.length
-        if chord >= limit:
-            raise CatenaryError(
-                f"the line cannot reach: the ends are {chord:.6g} m apart and the line is "
-                f"{self.length:.6g} m long (EA = {self.ea:.3g} N, at most {self.max_strain:.0%} "
-                "strain accepted); lengthen the line or move the anchor closer",
-                value=chord,
-            )
-        scale = max(self.length, 1.0)
-        slack = self._slack(xf, zf)
-        if slack is not None:
-            return slack
-        sol = self._newton(xf, zf)
-        if sol is None:
-            sol = self._bisection(xf, zf)
-        hf, vf = sol
-        rx, rz = self.span(hf, vf)
-        if abs(rx - xf) + abs(rz - zf) > 1e3 * self.tol * scale:
-            raise CatenaryError(
-                f"no catenary solution found for XF={xf:.6g} m, ZF={zf:.6g} m "
-                f"(residual {abs(rx - xf) + abs(rz - zf):.3g} m)",
-                value=(xf, zf),
-            )
-        return self._solution(hf, vf, xf, zf)
-
-    def _slack(self, xf: float, zf: float) -> CatenarySolution | None:
-        """The solution with no horizontal tension, when the span is too short for any.
-
-        With ``HF -> 0`` a seabed line hangs vertically over a suspended length ``Ls``
-        (``ZF = Ls + w Ls^2 / (2 EA)``) and the rest lies on the bottom; a span below
-        ``L - Ls`` leaves the line slack on the seabed, with ``HF = 0`` and ``VF = w Ls``.
-        """
-        if not self.seabed or zf <= 0:
-            return None
-        w, ea = self.weight, self.ea
-        # positive root of (w / (2 EA)) Ls^2 + Ls - ZF = 0, written without cancellation
-        ls = 2 * zf / (1 + math.sqrt(1 + 2 * w * zf / ea)) if math.isfinite(ea) else zf
-        if ls >= self.length or xf > (self.length - ls) * (1 + 1e-9):
-            return None
-        return CatenarySolution(
-            HF=0.0, VF=w * ls, HA=0.0, VA=0.0, LB=self.length - ls, XF=xf, ZF=zf
-        )
-
-    def _solution(self, hf: float, vf: float, xf: float, zf: float) -> CatenarySolution:
-        w, L = self.weight, self.length
-        if self._on_seabed(vf):
-            vf0 = max(vf, 0.0)
-            lb = L - vf0 / w
-            ha = max(hf - self.cb * w * lb, 0.0) if self.cb > 0 else hf
-            return CatenarySolution(HF=hf, VF=vf0, HA=ha, VA=0.0, LB=lb, XF=xf, ZF=zf)
-        return CatenarySolution(HF=hf, VF=vf, HA=hf, VA=vf - w * L, LB=0.0, XF=xf, ZF=zf)
-
-    def _initial_guess(self, xf: float, zf: float) -> tuple[float, float]:
-        # Peyrot & Goulois / Jonkman's starting point
-        L, w = self.length, self.weight
-        chord2 = xf * xf + zf * zf
-        if L * L <= chord2:
-            lam = 0.2
-        else:
-            lam = math.sqrt(3 * ((L * L - zf * zf) / (xf * xf) - 1)) if xf > 0 else 1e6
-        hf = max(abs(w * xf / (2 * max(lam, 1e-6))), 1e-6 * w * L)
-        vf = w / 2 * (zf / math.tanh(max(lam, 1e-6)) + L)
-        return hf, vf
-
-    def _newton(self, xf: float, zf: float) -> tuple[float, float] | None:
-        hf, vf = self._initial_guess(xf, zf)
-        u = math.log(hf)
-        scale = max(self.length, 1.0)
-        for _ in range(200):
-            hf = math.exp(u)
-            rx, rz = self.span(hf, vf)
-            fx, fz = rx - xf, rz - zf
-            err = abs(fx) + abs(fz)
-            if err < self.tol * scale:
-                return hf, vf
-            du = 1e-7
-            dv = 1e-7 * max(abs(vf), self.weight * self.length)
-            x1, z1 = self.span(math.exp(u + du), vf)
-            x2, z2 = self.span(hf, vf + dv)
-            j11, j21 = (x1 - rx) / du, (z1 - rz) / du
-            j12, j22 = (x2 - rx) / dv, (z2 - rz) / dv
-            det = j11 * j22 - j12 * j21
-            if det == 0 or not math.isfinite(det):
-                return None
-            su = -(j22 * fx - j12 * fz) / det
-            sv = -(-j21 * fx + j11 * fz) / det
-            # limit the step: at most a factor e^1 on HF, and half the line weight on VF
-            fac = min(1.0, 1.0 / max(abs(su), 1e-300), 0.5 * self.weight * self.length / max(
-                abs(sv), 1e-300))
-            # backtracking on the residual
-            for _ls in range(30):
-                un, vn = u + fac * su, vf + fac * sv
-                try:
-                    xn, zn = self.span(math.exp(un), vn)
-                except (OverflowError, ValueError):
-                    xn = zn = math.inf
-                if abs(xn - xf) + abs(zn - zf) < err:
-                    break
-                fac *= 0.5
-            else:
-                return None
-            u, vf = un, vn
-        return None
-
-    def _vf_for_height(self, hf: float, zf: float) -> float:
-        """``VF`` such that ``ZF(hf, VF) = zf`` (bisection; ZF increases with VF)."""
-        lo = -10 * self.weight * self.length - 10 * hf
-        hi = 10 * self.weight * self.length + 10 * hf
-        if self.seabed:
-            lo = 0.0
-            if self.span(hf, lo)[1] > zf:
-                return lo
-        while self.span(hf, hi)[1] < zf:
-            hi *= 2
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if self.span(hf, mid)[1] < zf:
-                lo = mid
-            else:
-                hi = mid
-        return 0.5 * (lo + hi)
-
-    def _bisection(self, xf: float, zf: float) -> tuple[float, float]:
-        lo, hi = math.log(1e-9 * self.weight * self.length), math.log(
-            1e3 * self.weight * self.length + 1e3 * self.ea * min(1.0, self.max_strain)
-        )
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            hf = math.exp(mid)
-            if self.span(hf, self._vf_for_height(hf, zf))[0] < xf:
-                lo = mid
-            else:
-                hi = mid
-        hf = math.exp(0.5 * (lo + hi))
-        return hf, self._vf_for_height(hf, zf)
+        sol = np.zeros(SOLUTION_SIZE)
+        code = catenary_library().hf_cat_solve(ctypes.byref(self.struct), float(xf),
+                                               float(zf), sol.ctypes.data)
+        if code:
+            raise CatenaryError(message(self.struct, code, sol), value=error_value(code, sol))
+        return solution_of(sol)
 
     # -- the profile ----------------------------------------------------------------------
     def profile(

@@ -34,6 +34,9 @@ ABI_VERSION = 3
 #: The C source, beside this module in the installed package (and in an FMU).
 SOURCE = Path(__file__).with_name("line_kernel.c")
 
+#: The catenary solve's C source, compiled into the same library (``catenary_kernel.c``).
+CATENARY_SOURCE = Path(__file__).with_name("catenary_kernel.c")
+
 #: The installed package's name of this folder; an FMU's bundled copy has another
 #: (``_hydrofmu_<hash>.moorings``).
 INSTALLED_PACKAGE = "hydrofmu.runtime.moorings"
@@ -71,8 +74,9 @@ def cache_dir() -> Path:
 
 
 def source_hash() -> str:
-    """Short hash of the C source and ABI version (the cached library's name)."""
-    digest = hashlib.sha256(SOURCE.read_bytes() + str(ABI_VERSION).encode())
+    """Short hash of the C sources and ABI version (the cached library's name)."""
+    digest = hashlib.sha256(SOURCE.read_bytes() + CATENARY_SOURCE.read_bytes()
+                            + str(ABI_VERSION).encode())
     return digest.hexdigest()[:12]
 
 

@@ -1,20 +1,32 @@
-"""A quasi-static catenary line between a fixed anchor and a fairlead on a body.
+"""Quasi-static catenary lines between fixed anchors and fairleads on a body.
 
-The force and moment of the line on the body, about its reference point, follow from the
-:class:`~hydrofmu.runtime.moorings.catenary.Catenary` solution in the line's vertical plane; the 6x6
-stiffness is their central-difference derivative with respect to the body's pose, the moment
-arm's rotation included (numpy + standard library only).
+The force and moment of the lines on the body, about its reference point, follow from the
+:class:`~hydrofmu.runtime.moorings.catenary.Catenary` solution in each line's vertical plane;
+the fairlead's kinematics, the solve and the sum over the lines are one call of the compiled
+kernel (``hf_cat_body`` of ``catenary_kernel.c``, the one the native FMU calls too). The 6x6
+stiffness is their central-difference derivative with respect to the body's pose, the
+moment arm's rotation included (numpy, ctypes + standard library only).
 """
 
 from __future__ import annotations
 
-import math
+import ctypes
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from .catenary import Catenary, CatenaryError, CatenarySolution
-from .frames import rotation
+from .catenary import (
+    SOLUTION_SIZE,
+    Catenary,
+    CatenaryError,
+    CatenarySolution,
+    HfCatenary,
+    catenary_library,
+    error_value,
+    message,
+    solution_of,
+)
 
 
 class CatenaryMooring:
@@ -28,6 +40,11 @@ class CatenaryMooring:
         Fairlead position relative to the body reference point, body axes, m, shape (3,).
     line
         The line's :class:`Catenary`.
+
+    Attributes
+    ----------
+    struct
+        The line with its ends as the C kernel reads it (:class:`HfCatenary`).
     """
 
     def __init__(
@@ -38,6 +55,10 @@ class CatenaryMooring:
         if not (np.all(np.isfinite(self.anchor)) and np.all(np.isfinite(self.fairlead))):
             raise CatenaryError("catenary anchor and fairlead must be finite", value=anchor)
         self.line = line
+        s = line.struct
+        self.struct = HfCatenary(s.length, s.weight, s.ea, s.cb, s.max_strain, s.tol,
+                                 tuple(self.anchor), tuple(self.fairlead), s.seabed)
+        self.lines = CatenaryBody([self])
 
     def state(self, pose: NDArray[np.float64]) -> tuple[NDArray[np.float64], CatenarySolution]:
         """Generalised force of the line on the body and the line's solution.
@@ -52,14 +73,8 @@ class CatenaryMooring:
         force, solution
             Force (N) and moment about the reference point (N m), global axes, shape (6,).
         """
-        pose = np.asarray(pose, dtype=float)
-        arm = rotation(pose[3:]) @ self.fairlead
-        rel = pose[:3] + arm - self.anchor
-        xf = math.hypot(rel[0], rel[1])
-        sol = self.line.solve(xf, float(rel[2]))
-        horiz = rel[:2] / xf
-        f = np.array([-sol.HF * horiz[0], -sol.HF * horiz[1], -sol.VF])
-        return np.concatenate([f, np.cross(arm, f)]), sol
+        force, _ = self.lines.evaluate(pose)
+        return force, solution_of(self.lines.sol)
 
     def force(self, pose: NDArray[np.float64]) -> NDArray[np.float64]:
         """Force and moment of the line on the body, N and N m, shape (6,)."""
@@ -72,10 +87,67 @@ class CatenaryMooring:
         the force (N) and moment about the reference point (N m). ``step`` is the
         displacement (m and rad).
         """
+        return self.lines.stiffness(pose, step=step)
+
+
+class CatenaryBody:
+    """Several :class:`CatenaryMooring` lines on one body, evaluated by one C call.
+
+    Parameters
+    ----------
+    moorings
+        The lines, in output order.
+
+    Attributes
+    ----------
+    moorings
+        The lines.
+    array
+        Their :class:`HfCatenary` structures, contiguous (what the native blob copies).
+    sol
+        The solution array of the last line solved (or of the one that failed), shape
+        (``SOLUTION_SIZE``,).
+    """
+
+    def __init__(self, moorings: Sequence[CatenaryMooring]) -> None:
+        self.moorings = list(moorings)
+        n = len(self.moorings)
+        self.array = (HfCatenary * n)(*[m.struct for m in self.moorings])
+        self.sol = np.zeros(SOLUTION_SIZE)
+
+    def evaluate(self, pose: NDArray[np.float64]
+                 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Force and moment of all lines on the body (N, N m, shape (6,), about the
+        reference point, global axes) and the tensions ``[T_fairlead_1, T_anchor_1, ...]``
+        (N) at the body pose ``pose`` (m, rad, shape (6,)).
+
+        Raises
+        ------
+        CatenaryError
+            A line cannot be solved (the message names it, 1-based, and why).
+        """
+        n = len(self.moorings)
+        pose = np.ascontiguousarray(pose, dtype=float)
+        force, tensions = np.zeros(6), np.zeros(2 * n)
+        failed = ctypes.c_int64(-1)
+        code = catenary_library().hf_cat_body(self.array, n, pose.ctypes.data,
+                                              force.ctypes.data, tensions.ctypes.data,
+                                              self.sol.ctypes.data, ctypes.byref(failed))
+        if code:
+            i = int(failed.value)
+            text = message(self.array[i], code, self.sol)
+            raise CatenaryError(text if n == 1 else f"line {i + 1}: {text}",
+                                value=error_value(code, self.sol))
+        return force, tensions
+
+    def stiffness(self, pose: NDArray[np.float64], *, step: float = 1e-4
+                  ) -> NDArray[np.float64]:
+        """Stiffness ``K = -dF/dq`` of all lines at ``pose`` by central differences,
+        shape (6, 6) (see :meth:`CatenaryMooring.stiffness`)."""
         pose = np.asarray(pose, dtype=float)
         k = np.empty((6, 6))
         for j in range(6):
             dq = np.zeros(6)
             dq[j] = step
-            k[:, j] = -(self.force(pose + dq) - self.force(pose - dq)) / (2 * step)
+            k[:, j] = -(self.evaluate(pose + dq)[0] - self.evaluate(pose - dq)[0]) / (2 * step)
         return k

@@ -418,6 +418,7 @@ static fmi2Status step_checked(instance *c, double t, double h) {
 static fmi2Status step_rk(instance *c, double t, double h) {
     const hfn_model *md = &c->md;
     double t_fail = 0.0, h_fail = 0.0, big = 0.0;
+    const char *why;
     /* internal steps from where the state is (its simulator time) to the end, a bound
      * (work_limits): NaN or inf compare false and are refused with the rest */
     double steps = ceil((t + h - *c->d.rk_time) / md->dt) + 1.0;
@@ -433,6 +434,7 @@ static fmi2Status step_rk(instance *c, double t, double h) {
         return fmi2Discard;
     }
     memcpy(c->rk_save, c->d.block, c->d.size * sizeof(double));
+    (void)hfn_cat_failure(md->cat); /* hfn_catenary.c: a failure of this step only */
     rc = hfn_rk_advance(c, t + h, &t_fail, &h_fail, &big);
     if (rc == -2) {
         memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
@@ -440,6 +442,12 @@ static fmi2Status step_rk(instance *c, double t, double h) {
                 "refused: an internal step of %.17g s cannot advance time at t = %.17g s "
                 "(t + dt rounds to t in double precision); start the experiment at a smaller "
                 "time; the state stays at the start of the step", t, h, md->dt, t_fail);
+        return fmi2Discard;
+    }
+    if (rc != 0 && (why = hfn_cat_failure(md->cat)) != NULL) { /* a catenary line */
+        memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
+        hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s failed: "
+                "%s; the state stays at the start of the step", t, h, why);
         return fmi2Discard;
     }
     if (rc != 0) {
@@ -455,6 +463,12 @@ static fmi2Status step_rk(instance *c, double t, double h) {
     }
     *c->d.time = t + h;
     hfn_compute_outputs(c);
+    if ((why = hfn_cat_failure(md->cat)) != NULL) { /* a catenary line at the step's end */
+        memcpy(c->d.block, c->rk_save, c->d.size * sizeof(double));
+        hfn_log(c, fmi2Discard, "logStatusDiscard", "step from t = %.17g s by %.17g s failed: "
+                "%s; the state stays at the start of the step", t, h, why);
+        return fmi2Discard;
+    }
     return fmi2OK;
 }
 

@@ -396,6 +396,24 @@ uint32_t hfn_crc32(const unsigned char *data, size_t size) {
     return crc ^ 0xFFFFFFFFu;
 }
 
+/* The catenary section (layout in hfn_catenary.h; the Runge-Kutta mode only). */
+static void read_catenary(hfn_model *md, reader *r) {
+    uint32_t np = rd_u32(r), i;
+    if (r->bad || !np) return;
+    if (np > 1000u || !md->rk || !(md->cat = hfn_cat_new(np, md->n, md->nout, md->nq))) {
+        r->bad = 1;
+        return;
+    }
+    *hfn_cat_ok(md->cat) = rd_array(r, (size_t)md->nout * md->nq);
+    for (i = 0; i < np && !r->bad; i++) {
+        uint32_t nl = rd_u32(r), dof0 = rd_u32(r), out_row = rd_u32(r);
+        double *lines = nl <= 100000u ? rd_array(r, 13 * (size_t)nl) : NULL;
+        double *pq = lines ? rd_array(r, 6 * (size_t)md->n) : NULL;
+        /* the part takes both arrays (freed with the section, read or not) */
+        if (hfn_cat_part(md->cat, i, nl, dof0, out_row, lines, pq) != 0) r->bad = 1;
+    }
+}
+
 /* The magic, the version and the trailer's checksum over everything before it: 0, or -1
  * after a message. */
 static int check_frame(const unsigned char *data, size_t size, char *err, size_t err_size) {
@@ -463,6 +481,7 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                            md->rk ? md->nq : 0u, md->rk) != 0) r.bad = 1;
         else { r.p += used; r.left -= used; }
     }
+    read_catenary(md, &r); /* hfn_catenary.h */
     /* the drift and current section (hfn_drift.c) */
     if (!r.bad && hfn_drift_read(&md->drift, &r, md->rk ? md->nq : 0u, md->nout, md->rk,
                                  md->lines) != 0)
@@ -524,6 +543,7 @@ void hfn_model_free(hfn_model *md) {
     free(md->conv_dof); free(md->conv_row); free(md->conv_col); free(md->oc_ptr);
     free(md->oc_idx);
     hfn_lines_free(md->lines);
+    hfn_cat_free(md->cat);
     hfn_drift_free(md->drift);
     memset(md, 0, sizeof *md);
 }

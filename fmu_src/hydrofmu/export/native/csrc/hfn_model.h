@@ -76,6 +76,7 @@
  *       point_cda, point_ca [n_points each], group_pose[6 n_groups];
  *       PQ[6*n], PV[6*n] (the body's 6 DOF displacements and velocities from the state).
  *     Every index is range-checked at reading (no blob makes the kernel read out of bounds).
+ *   then the catenary moorings (hfn_catenary.h: u32 parts, 0 for none, then their data);
  *   then the drift loads and the current (hfn_drift.h: u32 nd, has_current, ntables and
  *     their data; three zeros: none);
  *   then the sections other features append (each a u32 flag, then its data);
@@ -112,6 +113,7 @@
 #include <stdint.h>
 
 #include "hfn_internal.h"
+#include "hfn_catenary.h"
 #include "hfn_lines.h"
 
 #define HFN_MAGIC "HFMUNAT1"
@@ -175,6 +177,8 @@ typedef struct {
     double *tab_a, *tab_b, *tab_c;
     /* the last section: the semi-implicit scheme and the MoorDyn lines (NULL: neither) */
     hfn_lines_model *lines;
+    /* the catenary moorings (hfn_catenary.h; NULL: none), after the lines section */
+    hfn_cat_model *cat;
     /* the drift loads and the current (hfn_drift.h; NULL: neither) */
     struct hfn_drift_model_s *drift;
 } hfn_model;

@@ -88,6 +88,7 @@ void hfn_compute_outputs(instance *c) {
     if (md->rk && (md->has_drag || md->has_input)) output_rk_forces(c, s_rk);
     if (md->rk && md->has_conv) hfn_conv_outputs(c, s_rk);
     if (md->lines) hfn_lines_outputs(md->lines, c->d.x, out); /* hfn_lines.c */
+    if (md->cat) hfn_cat_outputs(md->cat, c->d.x, out); /* hfn_catenary.c */
     if (md->drift) hfn_drift_outputs(md->drift, *c->d.rk_time, *c->d.t0, *c->d.scale, out);
     for (i = 0; i < md->nprod; i++)
         out[md->prod_i[i]] = md->prod_c[i] * out[md->prod_j[i]] * out[md->prod_l[i]];
