@@ -31,6 +31,8 @@ both timed without their initial conditions; MoorDyn-C also at the file's own op
 (WEC-Sim's ``dtM`` = 0.0005 s, its default scheme RK2). Each time is the least of
 ``--repeat`` runs (the machine may be shared).
 
+Draws ``docs/benchmarks/native_lines.png``.
+
     python benchmarks/native_lines.py [--steps 2000] [--python-steps 100] [--repeat 3]
 """
 
@@ -86,8 +88,9 @@ os._exit(0)
 """
 
 
-def python_us(fmu: Path, input_name: str, steps: int, folder: Path) -> float:
-    """µs per step of the Python FMU in fmpy (set the input, step, get every output)."""
+def python_us(fmu: Path, input_name: str, steps: int, folder: Path) -> tuple[float, float]:
+    """µs per step of the Python FMU in fmpy (set the input, step, get every output):
+    (wall, CPU of this process)."""
     from fmpy import extract, read_model_description
     from fmpy.fmi2 import FMU2Slave
 
@@ -100,12 +103,12 @@ def python_us(fmu: Path, input_name: str, steps: int, folder: Path) -> float:
     slave.setupExperiment(startTime=0.0)
     slave.enterInitializationMode()
     slave.exitInitializationMode()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for k in range(steps):
         slave.setReal([vr_in], [1e5 * (k % 7 - 3) / 3.0])
         slave.doStep(currentCommunicationPoint=k * DT, communicationStepSize=DT)
         slave.getReal(outs)
-    us = (time.perf_counter() - t0) / steps * 1e6
+    us = ((time.perf_counter() - t0) / steps * 1e6, (time.process_time() - c0) / steps * 1e6)
     slave.terminate()
     slave.freeInstance()
     return us
@@ -215,6 +218,32 @@ def lines_alone(model: Model, fmu: Path, input_name: str, folder: Path,
             "own_scheme": read_moordyn(own).options.tScheme}
 
 
+def plot(rows: list[tuple], path: Path) -> None:
+    """Bars of µs per step: the native FMU (CPU) and the trivial C FMU in the C host, the
+    Python FMU in fmpy, and real time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    names = [r[0].split(" (")[0] for r in rows]
+    y = range(len(rows))
+    ax.barh([i + 0.27 for i in y], [r[2][1] for r in rows], height=0.27,
+            label="native, C host (CPU)")
+    ax.barh(list(y), [r[3][1] for r in rows], height=0.27, label="trivial C FMU (CPU)")
+    ax.barh([i - 0.27 for i in y], [r[4][1] for r in rows], height=0.27,
+            label="Python FMU, fmpy (CPU)")
+    ax.axvline(DT * 1e6, color="k", lw=0.8, ls="--", label="real time (0.1 s)")
+    ax.set_xscale("log")
+    ax.set_yticks(list(y), names)
+    ax.set_xlabel("µs per 0.1 s step")
+    ax.legend(loc="lower right", fontsize=7)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+
+
 def host_cost(host: Path, info: dict[str, Any], steps: int, repeat: int) -> tuple[float, float]:
     """µs per step of an FMU in the C host: (wall, as the host times its loop; CPU of the
     host process over the run, instantiation included), the least of ``repeat`` runs."""
@@ -233,6 +262,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--python-steps", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "benchmarks" /
+                                              "native_lines.png"))
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="hydrofmu_bench_lines_") as tmp:
@@ -258,12 +289,12 @@ def main() -> None:
                 alone = lines_alone(model, native, input_name, folder, args.repeat)
     print(f"µs per {DT} s step (wall as timed / CPU of the process); real time x from CPU")
     print("| model | outputs | native, C host | trivial C FMU | ratio (CPU) | real time x | "
-          "Python FMU, fmpy (wall) | Python / native (wall) |")
+          "Python FMU, fmpy | Python / native (CPU) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for label, n_out, nat, empty, py in rows:
         print(f"| {label} | {n_out} | {nat[0]:.1f} / {nat[1]:.1f} | {empty[0]:.2f} / "
-              f"{empty[1]:.2f} | {nat[1] / empty[1]:.0f} | {DT * 1e6 / nat[1]:.0f} | {py:.0f} | "
-              f"{py / nat[0]:.0f} |")
+              f"{empty[1]:.2f} | {nat[1] / empty[1]:.0f} | {DT * 1e6 / nat[1]:.0f} | "
+              f"{py[0]:.0f} / {py[1]:.0f} | {py[1] / nat[1]:.0f} |")
     a = alone
     print(f"\nRM3's six lines alone over {a['duration']:.0f} s of the spar's recorded motion "
           f"({a['scheme']}, dtM = {a['dtm']} s), s wall / s CPU:")
@@ -278,6 +309,7 @@ def main() -> None:
     rm3 = next(r for r in rows if r[0] == RM3)
     print(f"- the whole moored RM3 natively: {rm3[2][1] * a['duration'] / DT * 1e-6:.3f} s CPU "
           f"for {a['duration']:.0f} s ({DT * 1e6 / rm3[2][1]:.0f}x real time)")
+    plot(rows, Path(args.plot))
 
 
 if __name__ == "__main__":
