@@ -27,7 +27,8 @@ RUNTIME = Path(hydrofmu.__file__).parent / "export" / "native" / "csrc"
 
 
 def run(fmu: Path, input_name: str, values: list[float], dt: float, tmp: Path,
-        changes: list[tuple[int, str, float]] = (), start: float = 0.0) -> dict:
+        changes: list[tuple[int, str, float]] = (), start: float = 0.0,
+        timeout: float = 900.0) -> dict:
     """Drive ``fmu`` in an isolated interpreter; its outputs after every step (``changes``:
     ``(step, parameter, value)`` set before that step, several per step in their order;
     step -1: in initialization mode)."""
@@ -41,7 +42,7 @@ def run(fmu: Path, input_name: str, values: list[float], dt: float, tmp: Path,
                                "changes": list(changes), "start": start}))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     proc = subprocess.run([sys.executable, "-I", str(DRIVER), str(req)], env=env, cwd=tmp,
-                          capture_output=True, text=True, timeout=900, check=False)
+                          capture_output=True, text=True, timeout=timeout, check=False)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     out = json.loads(res.read_text())
     assert out["hydrofmu_imported"] is False

@@ -6,7 +6,8 @@ semi-implicit midpoint scheme stage by stage, against its Python FMU; its FMU st
 sanitizer build, its allocation-free stepping and its corrupt model files.
 
 Each comparison drives both FMUs with fmpy in a process where hydrofmu is not importable
-and compares every output relative to its peak."""
+and compares every output relative to its peak. The 200 s equality of the shipped moored
+bodies at the three communication steps is in ``tests/test_native_examples.py``."""
 
 from __future__ import annotations
 
@@ -38,7 +39,6 @@ from native_helpers import (
 pytestmark = pytest.mark.fmu
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "moored_body.toml"
-RM3_MOORED = Path(__file__).resolve().parents[1] / "examples" / "rm3" / "rm3_moordyn.toml"
 
 #: Acceptance of issue 31 for MoorDyn lines: every output (body motion, tensions, mooring
 #: force, accelerations, reactions) within 1e-9 of its peak of the Python FMU. Both take
@@ -47,9 +47,6 @@ RM3_MOORED = Path(__file__).resolve().parents[1] / "examples" / "rm3" / "rm3_moo
 #: in C loops against numpy's, the phasors rotated instead of cos(w t)): round-off, ~1e-16
 #: of the terms per stage, carried by the stable midpoint map. Observed 1e-11 over 200 s.
 PEAK_TOLERANCE = 1e-9
-
-#: 200 s at the three communication steps of the acceptance (all on the 0.01 s grid).
-STEPS = [(0.1, 2000), (1.0, 200), (0.01, 20000)]
 
 #: The PTO force on surge that changes at every step, N (about the chains' tension scale).
 PTO = ("body.F_pto[1]", 1e5)
@@ -79,15 +76,6 @@ def unpacked(moored: tuple[Path, Path], folder: Path) -> dict[str, Any]:
     return {**interface(moored[1], PTO[0]),
             "binary": str(target / "binaries" / "linux64" / "Moored.so"),
             "uri": (target / "resources").as_uri(), "folder": target}
-
-
-@pytest.mark.parametrize(("dt", "steps"), STEPS)
-def test_moored_body_equals_python(moored: tuple[Path, Path], dt: float, steps: int,
-                                   tmp_path: Path) -> None:
-    """200 s with a PTO force changing every step: every output of the native FMU equals
-    the Python FMU's to 1e-9 of its peak (tensions, body motion, mooring force)."""
-    err, name = compare(moored, PTO[0], PTO[1], dt, steps, tmp_path)
-    assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak at dt = {dt}"
 
 
 def test_the_lines_move_and_pull(moored: tuple[Path, Path], tmp_path: Path) -> None:
@@ -202,22 +190,6 @@ def test_corrupt_lines_section_is_refused(unpacked: dict[str, Any], tmp_path: Pa
         proc = host_run(host, "run", info, 0.1, 5, env=env)
         assert proc.returncode not in (0, -11) and "Sanitizer" not in proc.stderr, cut
         assert "corrupt" in proc.stdout + proc.stderr, (cut, proc.stdout[-500:])
-
-
-def test_rm3_with_wec_sim_mooring_equals_python(folder: Path, tmp_path: Path) -> None:
-    """The RM3 with WEC-Sim's MoorDyn mooring (free buoys, a coupled body on the plate, two
-    joints, state-space radiation), built natively as shipped, equals its Python FMU to 1e-9
-    of each peak over 20 s with the PTO force changing every step (observed 7e-11 with a
-    0.002 s internal step; 20 s and not 200: the Python FMU takes 4,000 internal steps of
-    5 kernel calls for them)."""
-    model = Model.from_toml(RM3_MOORED)
-    native = build_native_fmu(model.bodies, copy.deepcopy(model.config),
-                              folder / "RM3Moored.fmu", model_name="RM3Moored",
-                              python_fmu=folder / "python" / "RM3Moored.fmu",
-                              platforms=("linux64",))
-    pair = (folder / "python" / "RM3Moored.fmu", native)
-    err, name = compare(pair, "pto.F_pto", 1e5, 0.1, 200, tmp_path)
-    assert err <= PEAK_TOLERANCE, f"{name}: {err:.3g} of its peak"
 
 
 def test_unsupported_scheme_with_lines_is_refused(folder: Path) -> None:
