@@ -63,9 +63,6 @@ NOT_NATIVE_YET = {
     "nonlinear/sphere_steep_wave.toml":
         "nonlinear hydrostatics and Froude-Krylov on the wetted mesh (hydrostatics.nonlinear, "
         "froude_krylov.nonlinear) are not native",
-    "spread_current/spar_spread_current.toml":
-        "the drag in a current (current_drag) and the slow-drift loads (drift, Newman) are "
-        "not native",
 }
 
 
