@@ -42,6 +42,7 @@ from .blob import NativeModel, NativeRK, TunableMatrices
 from .convolution_blob import convolution_model, native_convolution, native_tableau
 from .lines_blob import NativeScheme, line_parts, native_lines, native_scheme
 from .output_rows import hybrid_rows, sine_factor
+from .panels_blob import native_panels, panel_parts
 from .refusal import not_linear, refusal
 
 
@@ -274,6 +275,8 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
         order.append(conv)
     if lines:
         order.append(lines[0])
+    if panel_parts(sim)[0] is not None:  # the panels' static, then wave loads
+        order.extend(panel_parts(sim))
     blocks = len(order)
     extra: dict[str | None, NDArray] = {}
 
@@ -289,7 +292,8 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
         raise ExportError("the Runge-Kutta mode without drag, elevation input or lines",
                           value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
-    products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines],
+    products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines
+                                 and q not in panel_parts(sim)],
                            fc_rows, c, h)
     return c, h, products
 
@@ -343,6 +347,8 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     at = 3 * n if conv is not None else 2 * n
     lines = native_lines(sim, keep, extra[:, at : at + n]) if (
         line_parts(sim) or isinstance(native_scheme(sim), NativeScheme)) else None
+    at += n if line_parts(sim) else 0  # then the panels' static and wave loads
+    panels = native_panels(sim, keep, extra[:, at : at + 2 * n])
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
@@ -350,7 +356,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         ramped=None, ramp_time=float(model.ramp_time), t0=float(sim.t0),
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
-        forcing=forcing, tableau=native_tableau(sim), lines=lines,
+        forcing=forcing, tableau=native_tableau(sim), lines=lines, panels=panels,
         conv=None if conv is None else native_convolution(
             convolution_model(conv), vel[:, keep], conv_cols),
         tunables=[TunableMatrices(name=name, value=float(sim.parameters[name]),

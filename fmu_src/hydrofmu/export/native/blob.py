@@ -20,6 +20,7 @@ from ...runtime.errors import ExportError
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 from .lines_blob import NativeLines, lines_section
 from .packing import pack_f64 as _f64
+from .panels_blob import NativePanels, panels_section
 
 MAGIC = b"HFMUNAT1"
 VERSION = 3
@@ -96,6 +97,8 @@ class NativeModel:
         The Runge-Kutta mode (drag, the elevation input, lines), or ``None``: exact.
     lines
         The Runge-Kutta mode's scheme when not rk4 and its MoorDyn lines, or ``None``.
+    panels
+        The Runge-Kutta mode's nonlinear hydrostatics and Froude-Krylov, or ``None``.
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
@@ -134,6 +137,7 @@ class NativeModel:
     conv: NativeConvolution | None = None
     tableau: NativeTableau | None = None
     lines: NativeLines | None = None
+    panels: NativePanels | None = None
 
 
 @dataclass
@@ -263,6 +267,8 @@ def write_blob(model: NativeModel) -> bytes:
     out += scheme_section(model.conv, model.tableau, q, p)
     # The scheme's semi-implicit family and the MoorDyn lines (lines_blob.py).
     out.append(lines_section(model.lines, n, p, q))
+    # The panels: nonlinear hydrostatics and Froude-Krylov (panels_blob.py).
+    out.append(panels_section(model.panels, n, p, q))
     # Sections other features append go here, before the trailer.
     return seal(b"".join(out))
 

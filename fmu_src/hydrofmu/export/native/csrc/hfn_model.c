@@ -8,11 +8,7 @@
 #include <string.h>
 
 /* A cursor over the blob; bad is set by the first read past its end (and stays set). */
-typedef struct {
-    const unsigned char *p;
-    size_t left;
-    int bad;
-} reader;
+typedef hfn_reader reader;
 
 static uint32_t rd_u32(reader *r) {
     uint32_t v = 0;
@@ -472,6 +468,11 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         r.bad = 1;
     /* Sections appended after the tunables are read here, in the order blob.py writes
      * them (each with the cursor's checked reads). */
+    if (!r.bad && hfn_panels_read(&md->panels, &r, md->n, md->nout, md->rk ? md->nq : 0u,
+                                  err, err_size) != 0) { /* its own message */
+        hfn_model_free(md);
+        return -1;
+    }
     if (r.bad || r.left != 0) {
         snprintf(err, err_size, "resources/model.bin is corrupt (%lu bytes, %s): its sizes "
                  "or indices do not fit the file; rebuild the FMU with hydrofmu build",
@@ -514,5 +515,12 @@ void hfn_model_free(hfn_model *md) {
     free(md->conv_dof); free(md->conv_row); free(md->conv_col); free(md->oc_ptr);
     free(md->oc_idx);
     hfn_lines_free(md->lines);
+    hfn_panels_free(md->panels);
     memset(md, 0, sizeof *md);
 }
+
+/* The cursor for the sections read in other files (hfn_model.h). */
+uint32_t hfn_rd_u32(hfn_reader *r) { return r->bad ? 0u : rd_u32(r); }
+double hfn_rd_f64(hfn_reader *r) { return r->bad ? 0.0 : rd_f64(r); }
+double *hfn_rd_f64s(hfn_reader *r, size_t count) { return rd_array(r, count); }
+uint32_t *hfn_rd_u32s(hfn_reader *r, size_t count) { return rd_u32_array(r, count); }

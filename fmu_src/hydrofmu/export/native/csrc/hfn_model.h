@@ -76,7 +76,8 @@
  *       point_cda, point_ca [n_points each], group_pose[6 n_groups];
  *       PQ[6*n], PV[6*n] (the body's 6 DOF displacements and velocities from the state).
  *     Every index is range-checked at reading (no blob makes the kernel read out of bounds).
- *   then the sections other features append (each a u32 flag, then its data);
+ *   then the sections other features append (each a u32 count, then its data), among
+ *   them the panels (hfn_panels.h: nonlinear hydrostatics and Froude-Krylov);
  *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
  *     anything else, then reads every count through a cursor that checks it against the
@@ -111,6 +112,7 @@
 
 #include "hfn_internal.h"
 #include "hfn_lines.h"
+#include "hfn_panels.h"
 
 #define HFN_MAGIC "HFMUNAT1"
 #define HFN_VERSION 3u
@@ -173,7 +175,21 @@ typedef struct {
     double *tab_a, *tab_b, *tab_c;
     /* the last section: the semi-implicit scheme and the MoorDyn lines (NULL: neither) */
     hfn_lines_model *lines;
+    /* the panels section: nonlinear hydrostatics and Froude-Krylov (NULL: none) */
+    hfn_panels_model *panels;
 } hfn_model;
+
+/* The blob's checked cursor for the sections read in other files (hfn_panels.c): bad is
+ * set by the first read past the end and stays set; arrays are count-then-allocate. */
+typedef struct hfn_reader_s {
+    const unsigned char *p;
+    size_t left;
+    int bad;
+} hfn_reader;
+HFN_HIDDEN uint32_t hfn_rd_u32(hfn_reader *r);
+HFN_HIDDEN double hfn_rd_f64(hfn_reader *r);
+HFN_HIDDEN double *hfn_rd_f64s(hfn_reader *r, size_t count);
+HFN_HIDDEN uint32_t *hfn_rd_u32s(hfn_reader *r, size_t count);
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
 HFN_HIDDEN int hfn_model_read(hfn_model *model, const unsigned char *data, size_t size,
