@@ -32,7 +32,8 @@ def test_the_python_fmu_equals_model_simulate(model: hydrofmu.Model, tmp_path: P
     by fmpy with its bundled kernel, gives Model.simulate's outputs bit for bit (the same
     simulator, the same C code compiled from the same source)."""
     ds = model.simulate(10.0, 0.1)
-    fmu = model.build_fmu(tmp_path / "Nonlinear.fmu", model_name="NonlinearSphere")
+    fmu = model.build_fmu(tmp_path / "Nonlinear.fmu", model_name="NonlinearSphere",
+                          native=False)  # the native FMU: tests/test_native_panels.py
     import zipfile
 
     names = zipfile.ZipFile(fmu).namelist()
