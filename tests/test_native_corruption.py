@@ -26,7 +26,7 @@ import pytest
 from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
-from hydrofmu.export.native.compile import C_SOURCES, LINE_KERNEL_DIR, RUNTIME_DIR
+from hydrofmu.export.native.compile import C_SOURCES, LINE_KERNEL_DIR, PANEL_KERNEL_DIR, RUNTIME_DIR
 from native_helpers import interface
 
 pytestmark = pytest.mark.fmu
@@ -47,17 +47,35 @@ CATENARY = {"type": "catenary", "body": "body", "lines": [
      "weight": 470.6, "ea": 2.0e8}]}
 
 
-@pytest.fixture(scope="module", params=["exact", "rk4", "drift", "catenary"])
+@pytest.fixture(scope="module", params=["exact", "rk4", "drift", "catenary", "panels"])
 def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The default sphere with constant radiation coefficients (12 states, 17 kB model):
     small enough for every truncation; stepped exactly, or with heave drag in the
     Runge-Kutta mode (its state holds the internal time and grid index the consistency
-    checks look at), the drift-and-current model (tests/drift_helpers.py), or on a catenary
-    mooring (rk4: its section's counts and lines)."""
+    checks look at), the drift-and-current model (tests/drift_helpers.py), on a catenary
+    mooring (rk4: its section's counts and lines), or in heave with nonlinear hydrostatics
+    and Froude-Krylov on a coarse hull (the panels section: 80 triangles)."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
     if request.param == "drift":  # the drift-and-current section too (33 kB)
         bodies, config = drift_current_config()
+    if request.param == "panels":
+        import warnings
+
+        import hydrofmu
+        from hydrofmu.config.nonlinear import NonlinearMeshWarning
+        from panel_meshes import sphere, write_stl
+
+        write_stl(folder / "hull.stl", sphere(5.0, 5))
+        with warnings.catch_warnings():  # the coarse hull's volume is not the data's
+            warnings.simplefilter("ignore", NonlinearMeshWarning)
+            model = hydrofmu.Model.from_dict({
+                "simulation": {"time_scheme": "rk4", "max_internal_step": 0.05},
+                "wave": {"type": "regular", "height": 2.0, "period": 6.0, "ramp_time": 5.0},
+                "bodies": [{"name": "body", "hydro": "builtin:sphere", "dofs": ["heave"],
+                            "radiation": "constant", "mesh": "hull.stl",
+                            "nonlinear": "instantaneous"}]}, base_dir=folder)
+        bodies, config = model.bodies, model.config
     if request.param == "rk4":
         config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
         config["simulation"]["time_scheme"] = "rk4"
@@ -89,7 +107,7 @@ def test_corrupt_model_and_state_are_refused(small: dict, tmp_path: Path) -> Non
         pytest.skip("no gcc for the sanitizer build")
     host = tmp_path / "corrupt_host"
     cmd = ["gcc", "-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME_DIR}",
-           f"-I{LINE_KERNEL_DIR}",
+           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}",
            *SANITIZE, "-o", str(host), str(HOST),
            *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

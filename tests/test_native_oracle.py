@@ -21,7 +21,13 @@ import pytest
 from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
-from hydrofmu.export.native.compile import C_SOURCES, FLAGS, LINE_KERNEL_DIR, RUNTIME_DIR
+from hydrofmu.export.native.compile import (
+    C_SOURCES,
+    FLAGS,
+    LINE_KERNEL_DIR,
+    PANEL_KERNEL_DIR,
+    RUNTIME_DIR,
+)
 from test_exact_scheme import POSE
 
 pytestmark = pytest.mark.fmu
@@ -95,13 +101,41 @@ def unpacked_catenary(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
+@pytest.fixture(scope="module")
+def unpacked_panels(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sphere with nonlinear hydrostatics and Froude-Krylov (a coarse hull of 224
+    triangles, the instantaneous surface, surge, heave and pitch): the panel kernel in the
+    Runge-Kutta mode (rk4, 0.05 s)."""
+    import warnings
+
+    import hydrofmu
+    from hydrofmu.config.nonlinear import NonlinearMeshWarning
+    from panel_meshes import sphere, write_stl
+
+    folder = tmp_path_factory.mktemp("oracle_panels")
+    write_stl(folder / "hull.stl", sphere(5.0, 8))
+    with warnings.catch_warnings():  # the coarse hull's volume is not the data's
+        warnings.simplefilter("ignore", NonlinearMeshWarning)
+        model = hydrofmu.Model.from_dict({
+            "simulation": {"time_scheme": "rk4", "max_internal_step": 0.05},
+            "wave": {"type": "regular", "height": 2.0, "period": 6.0, "ramp_time": 5.0},
+            "bodies": [{"name": "body", "hydro": "builtin:sphere", "radiation": "constant",
+                        "dofs": ["surge", "heave", "pitch"], "mesh": "hull.stl",
+                        "nonlinear": "instantaneous"}]}, base_dir=folder)
+    fmu = build_native_fmu(model.bodies, model.config, folder / "Sphere.fmu",
+                           model_name="Sphere", platforms=("linux64",))
+    target = folder / "unpacked"
+    zipfile.ZipFile(fmu).extractall(target)
+    return target
+
+
 def runtime_copy(unpacked: Path, folder: Path, sources: Path, *flags: str) -> Path:
     """A copy of the unpacked FMU whose linux64 library is built from ``sources``."""
     target = folder / "fmu"
     shutil.copytree(unpacked, target)
     library = next((target / "binaries" / "linux64").glob("*.so"))  # the model's one
     cmd = ["gcc", "-shared", "-fPIC", *FLAGS, *flags, f"-I{sources}",
-           f"-I{LINE_KERNEL_DIR}", "-o", str(library),
+           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", "-o", str(library),
            *(str(sources / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -190,6 +224,25 @@ def test_the_catenary_passes_the_oracle_under_sanitizers(unpacked_catenary: Path
         proc.stderr[-4000:]
     assert "failure" not in out, out
     assert out["steps"] > 100 and out["discarded"] > 5 and out["restored"] > 50, out
+
+
+def test_the_panels_pass_the_oracle_under_sanitizers(unpacked_panels: Path,
+                                                     tmp_path: Path) -> None:
+    """Nonlinear hydrostatics and Froude-Krylov (the panel kernel, issue 28) under the same
+    oracle and sanitizers: poses from steps up to DBL_MAX and times near 1e300 (a pose the
+    kernel refuses makes the step diverge and be refused), no mismatch, no report."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc for the sanitizer build")
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    fmu = runtime_copy(unpacked_panels, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
+    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1"}
+    out, proc = fuzz(fmu, 5000, 20261128, tmp_path, env)
+    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
+        proc.stderr[-4000:]
+    assert "failure" not in out, out
+    assert out["steps"] > 50 and out["discarded"] > 2 and out["restored"] > 20, out
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))

@@ -1,5 +1,5 @@
 """A nonlinear body in the FMUs: the Python FMU carries the compiled panel kernel and
-equals ``Model.simulate``; the native export refuses it, naming the part and the fix."""
+equals ``Model.simulate``; the native export steps it with a Runge-Kutta scheme only."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def test_the_python_fmu_equals_model_simulate(model: hydrofmu.Model, tmp_path: P
     by fmpy with its bundled kernel, gives Model.simulate's outputs bit for bit (the same
     simulator, the same C code compiled from the same source)."""
     ds = model.simulate(10.0, 0.1)
-    fmu = model.build_fmu(tmp_path / "Nonlinear.fmu", model_name="NonlinearSphere")
+    fmu = model.build_fmu(tmp_path / "Nonlinear.fmu", model_name="NonlinearSphere",
+                          native=False)  # the native FMU: tests/test_native_panels.py
     import zipfile
 
     names = zipfile.ZipFile(fmu).namelist()
@@ -43,12 +44,20 @@ def test_the_python_fmu_equals_model_simulate(model: hydrofmu.Model, tmp_path: P
     assert np.abs(ds["body.F_hydrostatic[3]"].values).max() > 1e4  # it does act
 
 
-def test_the_native_export_refuses_a_nonlinear_body(model: hydrofmu.Model,
-                                                    tmp_path: Path) -> None:
+def test_the_native_export_refuses_a_scheme_it_does_not_step(model: hydrofmu.Model,
+                                                             tmp_path: Path) -> None:
+    """The native FMU steps the panels with an explicit Runge-Kutta scheme (equality with
+    the Python FMU: tests/test_native_panels.py); with etdrk4 the build names the parts and
+    the fix, and writes nothing."""
+    import copy
+
     from hydrofmu.export.native import build_native_fmu
 
-    with pytest.raises(ExportError, match=r"nonlinear hydrostatics.*Python FMU"):
-        build_native_fmu(model.bodies, model.config, tmp_path / "N.fmu", model_name="N")
+    config = copy.deepcopy(model.config)
+    config["simulation"]["time_scheme"] = "etdrk4"
+    with pytest.raises(ExportError, match=r"hydrostatics\.nonlinear.*rk4"):
+        build_native_fmu(model.bodies, config, tmp_path / "N.fmu", model_name="N",
+                         platforms=("linux64",))
     assert not (tmp_path / "N.fmu").exists()
 
 

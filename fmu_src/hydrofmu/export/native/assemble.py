@@ -44,6 +44,7 @@ from .convolution_blob import convolution_model, native_convolution, native_tabl
 from .drift_blob import current_part, drift_part, native_drift
 from .lines_blob import NativeScheme, line_parts, native_lines, native_scheme
 from .output_rows import hybrid_rows, sine_factor
+from .panels_blob import native_panels, panel_parts
 from .refusal import not_linear, refusal
 
 
@@ -279,6 +280,8 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
     cats = catenary_parts(sim)  # after the lines: the catenary moorings' block
     if cats:
         order.append(cats[0])
+    if panel_parts(sim)[0] is not None:  # the panels' static, then wave loads
+        order.extend(panel_parts(sim))
     if drift_part(nonlinear) is not None:  # the last block (drift_blob.py)
         order.append(drift_part(nonlinear))
     blocks = len(order)
@@ -297,7 +300,8 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
                           value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
     products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines
-                                 and q not in cats], fc_rows, c, h)
+                                 and q not in cats and q not in panel_parts(sim)],
+                           fc_rows, c, h)
     return c, h, products
 
 
@@ -355,6 +359,8 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         line_parts(sim) or isinstance(native_scheme(sim), NativeScheme)) else None
     at += n if line_parts(sim) else 0  # then the catenary moorings' block
     catenary = native_catenary(sim, keep, extra[:, at : at + n])
+    at += n if catenary_parts(sim) else 0  # then the panels' static and wave loads
+    panels = native_panels(sim, keep, extra[:, at : at + 2 * n])
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
@@ -363,6 +369,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
         forcing=forcing, tableau=native_tableau(sim), lines=lines, catenary=catenary,
+        panels=panels,
         conv=None if conv is None else native_convolution(
             convolution_model(conv), vel[:, keep], conv_cols),
         drift=native_drift(drift_part(nonlinear), current_part(nonlinear), line_parts(sim),

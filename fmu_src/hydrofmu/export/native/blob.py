@@ -22,6 +22,7 @@ from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 from .drift_blob import NativeDrift, drift_section
 from .lines_blob import NativeLines, lines_section
 from .packing import pack_f64 as _f64
+from .panels_blob import NativePanels, panels_section
 
 MAGIC = b"HFMUNAT1"
 VERSION = 3
@@ -100,6 +101,8 @@ class NativeModel:
         The Runge-Kutta mode's scheme when not rk4 and its MoorDyn lines, or ``None``.
     catenary
         The Runge-Kutta mode's catenary moorings (``catenary_blob.py``), or ``None``.
+    panels
+        The Runge-Kutta mode's nonlinear hydrostatics and Froude-Krylov, or ``None``.
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
@@ -142,6 +145,7 @@ class NativeModel:
     lines: NativeLines | None = None
     drift: NativeDrift | None = None
     catenary: NativeCatenary | None = None
+    panels: NativePanels | None = None
 
 
 @dataclass
@@ -275,6 +279,8 @@ def write_blob(model: NativeModel) -> bytes:
     out.append(catenary_section(model.catenary, n, p, q))
     # The drift loads and the current (drift_blob.py).
     out.append(drift_section(model.drift, q, p))
+    # The panels: nonlinear hydrostatics and Froude-Krylov (panels_blob.py).
+    out.append(panels_section(model.panels, n, p, q))
     # Sections other features append go here, before the trailer.
     return seal(b"".join(out))
 

@@ -17,6 +17,7 @@ from .catenary_blob import CATENARY_KINDS
 from .convolution_blob import convolution_model, native_tableau, scheme_refusal
 from .lines_blob import LINE_KINDS, NativeScheme, native_scheme, part_refusal
 from .output_rows import FIX
+from .panels_blob import PANEL_KINDS
 
 #: The parts that are not linear and that the native runtime still steps, by the explicit
 #: Runge-Kutta scheme of the configuration as the Python FMU steps it: quadratic drag, the
@@ -35,7 +36,7 @@ def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
     parts = not_linear(sim)
     reasons = [part.why_not_linear() for part in parts
-               if part.kind not in RK4_KINDS + LINE_KINDS + CATENARY_KINDS
+               if part.kind not in RK4_KINDS + LINE_KINDS + CATENARY_KINDS + PANEL_KINDS
                or (part.kind == "radiation" and convolution_model(part) is None)]
     reasons += [why for why in map(part_refusal, parts) if why]
     method = sim.added_mass_method

@@ -73,8 +73,9 @@ def configured_parts(config: dict[str, Any]) -> list[tuple[type[Part], dict[str,
     if any(b.get("drift") for b in config.get("bodies") or []):  # second-order loads
         parts.append((part_class("drift", "parts"), {}))
     if nonlinear_bodies(config):  # [[bodies]] nonlinear = ...: the wetted-mesh pressure
-        parts.append((part_class("hydrostatics.nonlinear", "parts"), {}))
-        parts.append((part_class("froude_krylov.nonlinear", "parts"), {}))
+        shared: dict[str, Any] = {}  # one kernel call per stage for both parts
+        parts.append((part_class("hydrostatics.nonlinear", "parts"), {"panel_cache": shared}))
+        parts.append((part_class("froude_krylov.nonlinear", "parts"), {"panel_cache": shared}))
     for k, m in enumerate(config.get("moorings") or []):
         parts.append((part_class(f"mooring.{m['type']}", f"moorings[{k}]"), dict(m)))
     for k, j in enumerate(config.get("joints") or []):

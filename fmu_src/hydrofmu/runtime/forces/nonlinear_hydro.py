@@ -4,10 +4,13 @@ For each body with ``nonlinear = "mean" | "instantaneous"`` (its closed hull mes
 by :mod:`hydrofmu.config.nonlinear`), at every evaluation the compiled panel kernel
 (:mod:`hydrofmu.runtime.panels.kernel`) places the mesh at the body's pose (translation
 ``q[0:3]`` of the reference point, rotation ``Rz(yaw) Ry(pitch) Rx(roll)`` of
-``q[3:6]``: :func:`hydrofmu.runtime.panels.pose.rotation_matrix`; the simulator's bodies
+``q[3:6]``, built in C by the kernel's ``hp_body_pose`` as
+:func:`hydrofmu.runtime.panels.pose.rotation_matrix` builds it; the simulator's bodies
 stay in small rotations, for which this is the linear model's rotation to first order),
 cuts it at the free surface (z = 0 for ``"mean"``, the incident wave's elevation for
-``"instantaneous"``) and integrates the pressure over the wetted part. Two parts:
+``"instantaneous"``) and integrates the pressure over the wetted part. One kernel call
+per body and evaluation (``hp_body_loads``) gives both pressures and the weight; the two
+parts share it (:class:`PanelBodies`, handed to both by the catalog). Two parts:
 
 - :class:`NonlinearHydrostatics` (``hydrostatics.nonlinear``, channel ``F_hydrostatic``):
   the static pressure ``-rho g z`` plus the weight ``-m g`` at the rotated centre of
@@ -28,6 +31,7 @@ Run-time module: numpy and the standard library only.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -43,7 +47,6 @@ from ..panels.kernel import (
     PanelKernel,
     WaveComponents,
 )
-from ..panels.pose import rotation_matrix
 from ..parts.linear import ramp_factor
 from ..parts.part import Context, ModelInfo, Part
 from ..waves.kinematics import wave_number
@@ -58,28 +61,34 @@ def nonlinear_bodies(config: dict[str, Any]) -> list[int]:
 
 
 class PanelBodies:
-    """The nonlinear bodies' kernels and the wave they see (owned by one part).
+    """The nonlinear bodies' kernels and the wave they see, shared by the two parts: one
+    kernel call per body and evaluation gives both pressures (one pass over the panels).
 
     Parameters
     ----------
     model
         The model (bodies, resolved configuration with each nonlinear body's
         ``"nonlinear"`` entry, parameters).
-    pressure
-        :data:`~hydrofmu.runtime.panels.kernel.STATIC` or
-        :data:`~hydrofmu.runtime.panels.kernel.WAVE`: which pressure this owner integrates.
+    fk
+        Whether the Froude-Krylov part is active (a wave): the kernel then integrates the
+        wave's pressure too.
+
+    Attributes
+    ----------
+    static, wave
+        The last evaluation's loads (buoyancy minus weight; the wave's pressure), (n,)
+        each, N and N m about each reference point, world axes.
     """
 
-    def __init__(self, model: ModelInfo, pressure: int) -> None:
+    def __init__(self, model: ModelInfo) -> None:
         p = model.parameters
-        self.pressure = pressure
         self.indices = nonlinear_bodies(model.config)
         self.wave_type = p["wave.type"]
         self.ramp_time = float(p["wave.ramp_time"])
         height = float(p["wave.height"])
         self.built_height = height if height > 0.0 else 1.0
         self.scale = height / self.built_height
-        has_wave = self.wave_type in ("regular", "irregular")
+        self.has_wave = self.wave_type in ("regular", "irregular")
         if self.wave_type == "input" and self.indices:
             names = [model.names[k] for k in self.indices]
             raise ConfigError(
@@ -89,7 +98,7 @@ class PanelBodies:
                 value="input")
         omega = amp = phase = np.zeros(0)
         direction = float(p["wave.direction"])
-        if has_wave and self.indices:
+        if self.has_wave and self.indices:
             bodies = model.bodies
             wave = internal_wave(
                 p, height=self.built_height,
@@ -99,8 +108,6 @@ class PanelBodies:
             omega, amp, phase = wave.components()
         self.kernels: list[PanelKernel] = []
         self.modes: list[int] = []
-        self.origins: list[Array] = []
-        self.weights: list[tuple[float, Array]] = []
         self.linear_stiffness: list[Array] = []
         for k in self.indices:
             bc, hd = model.config["bodies"][k], model.bodies[k]
@@ -108,60 +115,66 @@ class PanelBodies:
             comps = WaveComponents(
                 amp, omega, wave_number(omega, hd.water_depth, hd.g),
                 np.full(omega.size, direction), phase, hd.water_depth)
-            self.kernels.append(PanelKernel(
-                np.asarray(entry["vertices"], dtype=float),
-                np.asarray(entry["triangles"], dtype=np.int64),
-                rho=hd.rho, g=hd.g, wave=comps))
-            mode = pressure | (INSTANTANEOUS if entry["mode"] == "instantaneous" else 0)
-            self.modes.append(mode)
+            kernel = PanelKernel(np.asarray(entry["vertices"], dtype=float),
+                                 np.asarray(entry["triangles"], dtype=np.int64),
+                                 rho=hd.rho, g=hd.g, wave=comps)
             x, y = (float(v) for v in bc.get("position", (0.0, 0.0)))
-            self.origins.append(np.asarray(hd.reference_point, dtype=float)
-                                + np.array([x, y, 0.0]))
-            self.weights.append((float(bc["mass"]) * hd.g, np.asarray(bc["cog"], dtype=float)))
+            kernel.set_body(np.asarray(hd.reference_point, dtype=float)
+                            + np.array([x, y, 0.0]),
+                            np.asarray(bc["cog"], dtype=float), float(bc["mass"]) * hd.g)
+            self.kernels.append(kernel)
+            self.modes.append(STATIC | (WAVE if self.has_wave else 0)
+                              | (INSTANTANEOUS if entry["mode"] == "instantaneous" else 0))
             self.linear_stiffness.append(np.asarray(entry["linear_stiffness"], dtype=float))
-        self.needs_wave = has_wave and any(
-            pressure == WAVE or m & INSTANTANEOUS for m in self.modes)
-        if pressure == STATIC:  # one line per body, from the first of the two parts
-            for k, kernel in zip(self.indices, self.kernels, strict=True):
-                entry = model.config["bodies"][k]["nonlinear"]
-                model.report.append(
-                    f"{model.names[k]}: nonlinear hydrostatics and Froude-Krylov force on "
-                    f"{len(kernel.triangles)} triangles, {entry['mode']} surface, "
-                    f"{omega.size} wave component(s)")
+        self.needs_wave = self.has_wave and bool(self.indices)
+        self.static = np.zeros(model.n)
+        self.wave = np.zeros(model.n)
+        self.key_q = np.full(model.n, np.nan)  # the last evaluation's point (NaN: none)
+        self.key_t = self.key_t0 = math.nan
+        for k, kernel in zip(self.indices, self.kernels, strict=True):
+            entry = model.config["bodies"][k]["nonlinear"]
+            model.report.append(
+                f"{model.names[k]}: nonlinear hydrostatics and Froude-Krylov force on "
+                f"{len(kernel.triangles)} triangles, {entry['mode']} surface, "
+                f"{omega.size} wave component(s)")
+
+    @classmethod
+    def shared(cls, model: ModelInfo) -> PanelBodies:
+        """The evaluator the two parts share (``options["panel_cache"]``, a dict the
+        catalog gives both), made by the first part built; a new one without it."""
+        cache = model.options.get("panel_cache")
+        if not isinstance(cache, dict):
+            return cls(model)
+        if "panels" not in cache:
+            cache["panels"] = cls(model)
+        return cache["panels"]
 
     def set_parameter(self, name: str, value: Any) -> bool:
         """Take ``wave.height`` and ``wave.ramp_time`` (as the linear excitation does)."""
         if name == "wave.height":
             self.scale = float(value) / self.built_height
-            return True
-        if name == "wave.ramp_time":
+        elif name == "wave.ramp_time":
             self.ramp_time = float(value)
-            return True
-        return False
+        else:
+            return False
+        self.key_t = math.nan  # the next evaluation is a new one
+        return True
 
-    def load(self, ctx: Context, out: Array) -> Array:
-        """Fill ``out`` (shape (n,)) with this owner's pressure load (plus the weight for
-        the static one) on every nonlinear body, N and N m, about each reference point in
-        world axes."""
-        out[:] = 0.0
+    def evaluate(self, ctx: Context) -> None:
+        """Both loads at ``ctx`` into :attr:`static` and :attr:`wave`: one kernel call per
+        body, none when the last evaluation was at the same time and displacements."""
+        if ctx.t == self.key_t and ctx.t0 == self.key_t0 and np.array_equal(ctx.q,
+                                                                             self.key_q):
+            return
         scale = self.scale * ramp_factor(ctx.t - ctx.t0, self.ramp_time) if self.needs_wave \
             else 0.0
-        for kernel, k, mode, origin, (weight, cog) in zip(
-                self.kernels, self.indices, self.modes, self.origins, self.weights,
-                strict=True):
-            q = ctx.q[6 * k: 6 * k + 6]
-            rot = rotation_matrix(float(q[3]), float(q[4]), float(q[5]))
-            result = kernel.evaluate(rot, origin + q[:3], t=ctx.t, scale=scale, mode=mode)
+        for kernel, k, mode in zip(self.kernels, self.indices, self.modes, strict=True):
             sl = slice(6 * k, 6 * k + 6)
-            if self.pressure == STATIC:
-                out[sl] = result[STATIC_LOAD]
-                arm = rot @ cog
-                out[6 * k + 2] -= weight  # the weight -m g at the rotated centre of gravity
-                out[6 * k + 3] -= arm[1] * weight
-                out[6 * k + 4] += arm[0] * weight
-            else:
-                out[sl] = result[WAVE_LOAD]
-        return out
+            result = kernel.body_loads(ctx.q[sl], t=ctx.t, scale=scale, mode=mode)
+            self.static[sl] = result[STATIC_LOAD]
+            self.wave[sl] = result[WAVE_LOAD]
+        self.key_q[:] = ctx.q
+        self.key_t, self.key_t0 = ctx.t, ctx.t0
 
     def stiffness(self, n: int) -> Array:
         """The bodies' linear hydrostatic stiffness at rest, (n, n) (for the stable step)."""
@@ -179,9 +192,9 @@ def _dof_mask(n: int, indices: list[int]) -> NDArray[np.bool_]:
 
 
 WHY_NOT_LINEAR = ("nonlinear hydrostatics ([[bodies]] nonlinear = ...) integrate the pressure "
-                  "over the instantaneous wetted mesh: not a linear form; the native FMU and "
-                  "the exact scheme do not step it yet: use the Python FMU and a Runge-Kutta "
-                  "time scheme (rk4, the default), or remove nonlinear")
+                  "over the instantaneous wetted mesh: not a linear form, which the exact "
+                  "scheme does not step: use a Runge-Kutta time scheme (rk4, the default; "
+                  "the native and the Python FMU step it), or remove nonlinear")
 
 
 class NonlinearHydrostatics(Part):
@@ -192,13 +205,13 @@ class NonlinearHydrostatics(Part):
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
-        self.panels = PanelBodies(model, STATIC)
+        self.panels = PanelBodies.shared(model)
         self.dofs = _dof_mask(model.n, self.panels.indices)
         self.active = bool(self.panels.indices)
-        self.buffer = np.zeros(model.n)
 
     def force(self, ctx: Context) -> Array:
-        return self.panels.load(ctx, self.buffer).copy()
+        self.panels.evaluate(ctx)
+        return self.panels.static.copy()
 
     def set_parameter(self, name: str, value: Any) -> bool:
         return self.panels.set_parameter(name, value)
@@ -222,15 +235,15 @@ class NonlinearFroudeKrylov(Part):
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
-        self.panels = PanelBodies(model, WAVE)
+        self.panels = PanelBodies.shared(model)
         self.dofs = _dof_mask(model.n, self.panels.indices)
         self.active = bool(self.panels.indices) and self.panels.needs_wave
-        self.buffer = np.zeros(model.n)
 
     def force(self, ctx: Context) -> Array | None:
         if not self.active:
             return None
-        return self.panels.load(ctx, self.buffer).copy()
+        self.panels.evaluate(ctx)
+        return self.panels.wave.copy()
 
     def set_parameter(self, name: str, value: Any) -> bool:
         return self.panels.set_parameter(name, value)

@@ -76,6 +76,10 @@ def check_library(path: Path) -> ctypes.CDLL:
     evaluate.restype = ctypes.c_int
     evaluate.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_double, ctypes.c_double,
                          ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+    lib.hp_body_loads.restype = ctypes.c_int
+    lib.hp_body_loads.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                  ctypes.c_double, ctypes.c_double, ctypes.c_int64,
+                                  ctypes.c_void_p, ctypes.c_void_p]
     return lib
 
 
@@ -171,6 +175,8 @@ class PanelKernel:
         self.out = np.zeros(OUT_SIZE)
         self.pose = np.zeros(12)
         self.ref = np.zeros(3)
+        self.q = np.zeros(6)
+        self.body = np.zeros(7)
         depth = float(wave.depth)
         self.struct = HpPanels(
             len(self.vertices), len(self.triangles), nc, float(rho), float(g),
@@ -183,6 +189,8 @@ class PanelKernel:
         self.pose_ptr = self.pose.ctypes.data
         self.ref_ptr = self.ref.ctypes.data
         self.out_ptr = self.out.ctypes.data
+        self.q_ptr = self.q.ctypes.data
+        self.body_ptr = self.body.ctypes.data
 
     def evaluate(self, rotation: Array, translation: Array, *, t: float = 0.0,
                  scale: float = 1.0, mode: int = STATIC, reference: Array | None = None
@@ -223,4 +231,34 @@ class PanelKernel:
             raise ConfigError(f"the panel kernel refused the pose (code {rc}: "
                               f"{'a non-finite coordinate or sum' if rc == 2 else 'a bad index'}); "
                               f"pose {self.pose.tolist()}", value=self.pose.tolist())
+        return self.out
+
+    def set_body(self, origin: Array, cog: Array, weight: float) -> None:
+        """The body :meth:`body_loads` places: its reference point at rest ``origin``
+        (world, m), its centre of gravity about the reference point ``cog`` (body frame,
+        m) and its weight ``m g`` (N)."""
+        self.body[:3] = origin
+        self.body[3:6] = cog
+        self.body[6] = weight
+
+    def body_loads(self, q: Array, *, t: float, scale: float, mode: int) -> Array:
+        """One evaluation of the body set by :meth:`set_body` at its six displacements
+        ``q`` (m, rad: roll, pitch, yaw as ``Rz(yaw) Ry(pitch) Rx(roll)``, the pose built in
+        C by ``hp_body_pose``): both pressures of ``mode`` in one pass, the static load
+        with the weight at the rotated centre of gravity (buoyancy minus weight), about
+        the reference point, world axes. Returns the output array (as :meth:`evaluate`);
+        :attr:`pose` holds the pose used.
+
+        Raises
+        ------
+        ConfigError
+            A non-finite pose.
+        """
+        self.q[:] = q
+        rc = self.lib.hp_body_loads(self.struct_ref, self.body_ptr, self.q_ptr, float(t),
+                                    float(scale), int(mode), self.pose_ptr, self.out_ptr)
+        if rc != 0:
+            raise ConfigError(f"the panel kernel refused the pose (code {rc}: "
+                              f"{'a non-finite coordinate or sum' if rc == 2 else 'a bad index'}); "
+                              f"displacements {self.q.tolist()}", value=self.q.tolist())
         return self.out

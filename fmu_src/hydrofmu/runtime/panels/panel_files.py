@@ -22,7 +22,7 @@ __all__ = ["ABI_VERSION", "SOURCE", "bundled_library", "bundled_library_name",
 
 #: Version of the C interface (``struct hp_panels``, ``hp_panel_eval``); must equal
 #: ``HP_PANEL_KERNEL_ABI`` of the compiled library.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 #: The C source, beside this module.
 SOURCE = Path(__file__).with_name("panel_kernel.c")

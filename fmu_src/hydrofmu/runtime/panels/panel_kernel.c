@@ -31,17 +31,27 @@
  *
  * Quadrilaterals are split into triangles by the caller; a triangle's vertices are counter-
  * clockwise seen from the water (outward normal).
+ *
+ * A body's loads (hp_body_loads): the pose from the body's six displacements (translation
+ * of the reference point, roll, pitch, yaw as R = Rz(yaw) Ry(pitch) Rx(roll)), one pass
+ * over the panels for both pressures and the weight at the rotated centre of gravity: the
+ * one evaluation both FMUs make per stage (the Python part by ctypes, the native FMU
+ * through csrc/hfn_panels.c, which includes this file).
  */
 #include <math.h>
 #include <stdint.h>
 
-#define HP_PANEL_KERNEL_ABI 2
+#define HP_PANEL_KERNEL_ABI 3
 #define HP_STRIDE 5 /* work per vertex: world x, y, z, height above the surface, p_w / rho g */
 
+/* The native FMU includes this file with HP_EXPORT defined (its symbols hidden there:
+ * export/native/csrc/hfn_panels.c). */
+#ifndef HP_EXPORT
 #if defined(_WIN32)
 #define HP_EXPORT __declspec(dllexport)
 #else
 #define HP_EXPORT __attribute__((visibility("default")))
+#endif
 #endif
 
 /* The mesh, the wave and the constants; arrays owned by the caller (read only). */
@@ -278,5 +288,49 @@ HP_EXPORT int hp_panel_eval(const struct hp_panels *m, const double *pose, doubl
     if (out[HP_AWP] != 0.0)
         for (int i = 0; i < 2; ++i)
             out[HP_CWP + i] /= out[HP_AWP];
+    return 0;
+}
+
+/* The pose (R row-major, then t: 12 doubles) of a body whose reference point is at
+ * origin + q[0:3] (world) and whose angles are q[3:6] = (roll, pitch, yaw), rad:
+ * R = Rz(yaw) Ry(pitch) Rx(roll) (runtime/panels/pose.py, the same expressions). */
+HP_EXPORT void hp_body_pose(const double *q, const double *origin, double *pose)
+{
+    double cr = cos(q[3]), sr = sin(q[3]), cp = cos(q[4]), sp = sin(q[4]);
+    double cy = cos(q[5]), sy = sin(q[5]);
+    pose[0] = cy * cp;
+    pose[1] = cy * sp * sr - sy * cr;
+    pose[2] = cy * sp * cr + sy * sr;
+    pose[3] = sy * cp;
+    pose[4] = sy * sp * sr + cy * cr;
+    pose[5] = sy * sp * cr - cy * sr;
+    pose[6] = -sp;
+    pose[7] = cp * sr;
+    pose[8] = cp * cr;
+    for (int i = 0; i < 3; ++i)
+        pose[9 + i] = origin[i] + q[i];
+}
+
+/* A body's loads at its displacements q (6: x, y, z of the reference point from origin,
+ * m; roll, pitch, yaw, rad) at time t (s), wave amplitude scale `scale`: the pose
+ * (hp_body_pose, into pose: 12 doubles), one hp_panel_eval about the reference point
+ * origin + q[0:3] with `mode`, then the weight at the rotated centre of gravity added to
+ * the static load: out[HP_STATIC..+6] is buoyancy minus weight. body: origin[3], the
+ * centre of gravity about the reference point in the body frame cog[3] (m), the weight
+ * m g (N). Returns hp_panel_eval's code (out zero unless 0). */
+HP_EXPORT int hp_body_loads(const struct hp_panels *m, const double *body, const double *q,
+                            double t, double scale, int64_t mode, double *pose, double *out)
+{
+    const double *cog = body + 3;
+    double weight = body[6], arm[3];
+    hp_body_pose(q, body, pose);
+    int rc = hp_panel_eval(m, pose, t, scale, mode, pose + 9, out);
+    if (rc != 0)
+        return rc;
+    for (int i = 0; i < 3; ++i)
+        arm[i] = pose[3 * i] * cog[0] + pose[3 * i + 1] * cog[1] + pose[3 * i + 2] * cog[2];
+    out[HP_STATIC + 2] -= weight;
+    out[HP_STATIC + 3] -= arm[1] * weight;
+    out[HP_STATIC + 4] += arm[0] * weight;
     return 0;
 }

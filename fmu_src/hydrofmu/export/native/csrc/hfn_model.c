@@ -501,6 +501,11 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         r.bad = 1;
     /* Sections appended after the tunables are read here, in the order blob.py writes
      * them (each with the cursor's checked reads). */
+    if (!r.bad && hfn_panels_read(&md->panels, &r, md->n, md->nout, md->rk ? md->nq : 0u,
+                                  err, err_size) != 0) { /* its own message */
+        hfn_model_free(md);
+        return -1;
+    }
     if (r.bad || r.left != 0) {
         snprintf(err, err_size, "resources/model.bin is corrupt (%lu bytes, %s): its sizes "
                  "or indices do not fit the file; rebuild the FMU with hydrofmu build",
@@ -545,5 +550,6 @@ void hfn_model_free(hfn_model *md) {
     hfn_lines_free(md->lines);
     hfn_cat_free(md->cat);
     hfn_drift_free(md->drift);
+    hfn_panels_free(md->panels);
     memset(md, 0, sizeof *md);
 }

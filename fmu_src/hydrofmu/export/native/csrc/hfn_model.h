@@ -79,6 +79,8 @@
  *   then the catenary moorings (hfn_catenary.h: u32 parts, 0 for none, then their data);
  *   then the drift loads and the current (hfn_drift.h: u32 nd, has_current, ntables and
  *     their data; three zeros: none);
+ *   then the panels (hfn_panels.h: nonlinear hydrostatics and Froude-Krylov; u32 count, 0 for
+ *     none);
  *   then the sections other features append (each a u32 flag, then its data);
  *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
@@ -115,6 +117,7 @@
 #include "hfn_internal.h"
 #include "hfn_catenary.h"
 #include "hfn_lines.h"
+#include "hfn_panels.h"
 
 #define HFN_MAGIC "HFMUNAT1"
 #define HFN_VERSION 3u
@@ -181,7 +184,10 @@ typedef struct {
     hfn_cat_model *cat;
     /* the drift loads and the current (hfn_drift.h; NULL: neither) */
     struct hfn_drift_model_s *drift;
+    /* the panels section: nonlinear hydrostatics and Froude-Krylov (NULL: none) */
+    hfn_panels_model *panels;
 } hfn_model;
+
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
 HFN_HIDDEN int hfn_model_read(hfn_model *model, const unsigned char *data, size_t size,

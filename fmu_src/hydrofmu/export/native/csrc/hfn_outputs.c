@@ -2,6 +2,7 @@
 #include "hfn_outputs.h"
 
 #include "hfn_conv.h"
+#include "hfn_panels.h"
 #include "hfn_drift.h"
 #include "hfn_rk.h"
 #include "hfn_tunables.h"
@@ -89,6 +90,10 @@ void hfn_compute_outputs(instance *c) {
     if (md->rk && md->has_conv) hfn_conv_outputs(c, s_rk);
     if (md->lines) hfn_lines_outputs(md->lines, c->d.x, out); /* hfn_lines.c */
     if (md->cat) hfn_cat_outputs(md->cat, c->d.x, out); /* hfn_catenary.c */
+    if (md->panels) { /* hfn_panels.c: the loads at the output's point */
+        hfn_panels_forces(md->panels, c->d.x, *c->d.rk_time, *c->d.t0, *c->d.scale, NULL);
+        hfn_panels_outputs(md->panels, out);
+    }
     if (md->drift) hfn_drift_outputs(md->drift, *c->d.rk_time, *c->d.t0, *c->d.scale, out);
     for (i = 0; i < md->nprod; i++)
         out[md->prod_i[i]] = md->prod_c[i] * out[md->prod_j[i]] * out[md->prod_l[i]];

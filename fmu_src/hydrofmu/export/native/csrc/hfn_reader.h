@@ -1,5 +1,5 @@
 /* hydrofmu native runtime, the model blob's checked cursor (hfn_model.c): the sections
- * other files read (hfn_drift.c) use the same reads. A read past the end marks the cursor
+ * other files read (hfn_drift.c, hfn_panels.c) use the same reads. A read past the end marks the cursor
  * bad (and it stays bad); an array's count is checked against the bytes left BEFORE
  * anything is allocated, and the + 1 of the allocation cannot wrap. */
 #ifndef HFN_READER_H
@@ -10,7 +10,7 @@
 
 #include "hfn_internal.h"
 
-typedef struct {
+typedef struct hfn_reader_s {
     const unsigned char *p;
     size_t left;
     int bad;

@@ -8,6 +8,7 @@
 #include "hfn_conv.h"
 #include "hfn_drift.h"
 #include "hfn_lines.h"
+#include "hfn_panels.h"
 #include "hfn_semi.h"
 #include "hfn_waves.h"
 
@@ -144,7 +145,8 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                 dy[md->act[i]] += rf * hfn_re_dot(c->cur_xc[0] + (size_t)i * md->k,
                                               c->cur_xc[1] + (size_t)i * md->k, pre, pim, md->k);
     }
-    if (md->has_drag || md->has_input || md->has_conv || md->lines || md->drift || md->cat) {
+    if (md->has_drag || md->has_input || md->has_conv || md->lines || md->drift || md->cat ||
+        md->panels) {
         if (md->has_drag || md->has_input) hfn_rk_forces(c, t, s, y);
         for (i = 0; i < nq; i++)
             c->rk_g[i] = (md->has_drag ? c->rk_gd[i] : 0.0) + (md->has_input ? c->rk_ge[i] : 0.0);
@@ -155,6 +157,8 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
         }
         if (md->lines) hfn_lines_deriv(md->lines, y, dy, c->rk_g); /* hfn_lines.c */
         if (md->cat) hfn_cat_deriv(md->cat, y, c->rk_g); /* hfn_catenary.c */
+        if (md->panels) /* hfn_panels.c: nonlinear hydrostatics and Froude-Krylov */
+            hfn_panels_forces(md->panels, y, t, *c->d.t0, *c->d.scale, c->rk_g);
         for (i = 0; i < n; i++) {
             const double *row = md->EG + (size_t)i * nq;
             double f = 0.0;
