@@ -57,23 +57,8 @@ COSTLY = {"rm3/rm3_moordyn.toml", "f3of/f3of_dt1.toml", "f3of/f3of_dt2.toml",
           "f3of/f3of_dt3.toml"}
 SHORT = 50.0
 
-#: The configurations the native build refuses today, and the native part each one lacks.
-#: Remove an entry when its part becomes native (the strict xfail then fails, saying so).
-NOT_NATIVE_YET = {
-    "nonlinear/sphere_steep_wave.toml":
-        "nonlinear hydrostatics and Froude-Krylov on the wetted mesh (hydrostatics.nonlinear, "
-        "froude_krylov.nonlinear) are not native",
-}
-
-
-def _param(name: str) -> object:
-    if name in NOT_NATIVE_YET:
-        return pytest.param(name, marks=pytest.mark.xfail(
-            strict=True, raises=ExportError, reason=NOT_NATIVE_YET[name]))
-    return name
-
-
-CONFIGURATIONS = [_param(name) for name in shipped_configurations()]
+#: Every shipped model: each builds natively (a refusal fails its test with the reason).
+CONFIGURATIONS = shipped_configurations()
 
 
 @pytest.fixture(scope="module")
@@ -96,13 +81,12 @@ def pair_of(name: str, cache: dict) -> Pair:
 
 def test_discovery_leaves_out_only_the_bem_solves() -> None:
     """The files left out are the BEM-solve inputs (a ``[bem]`` table, named ``*_bem.toml``);
-    every other file is a model, the refused ones included."""
+    every other file is a model."""
     every = sorted(p.relative_to(EXAMPLES).as_posix() for p in EXAMPLES.rglob("*.toml"))
     left_out = sorted(set(every) - set(shipped_configurations()))
     assert left_out and all(name.endswith("_bem.toml") for name in left_out), left_out
     for name in left_out:
         assert is_bem_solve(EXAMPLES / name), name
-    assert set(NOT_NATIVE_YET) <= set(shipped_configurations())
 
 
 @pytest.mark.parametrize("dt", STEPS)
