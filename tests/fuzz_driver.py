@@ -78,6 +78,9 @@ class Oracle:
         self.vars = {(v.type, v.valueReference): v for v in md.modelVariables}
         self.inputs = {v.valueReference: float(v.start or 0.0) for v in md.modelVariables
                        if v.causality == "input" and v.type == "Real"}
+        self.outputs = {v.valueReference for v in md.modelVariables
+                        if v.causality == "output" and v.type == "Real"}
+        self.derivative = bool(md.coSimulation.providesDirectionalDerivative)
         self.reset()
 
     def reset(self) -> None:
@@ -163,6 +166,21 @@ class Oracle:
         if status == OK and kind == "Real" and vr in self.u:
             self.u[vr] = value
 
+    def derivative_of(self, unknowns: list[int], knowns: list[int], seeds: list[float],
+                      null: bool) -> set[int]:
+        """fmi2GetDirectionalDerivative: the outputs' unknowns along the inputs' knowns (a
+        NULL array with a nonzero count, another reference, a non-finite seed or input, a
+        model without it, or the state instantiated: fmi2Error)."""
+        if not self.strict:
+            return {OK, ERROR}
+        if (not self.derivative or null or self.state == INST
+                or any(vr not in self.outputs for vr in unknowns)
+                or any(vr not in self.inputs for vr in knowns)
+                or not all(math.isfinite(v) for v in seeds)
+                or not all(math.isfinite(v) for v in self.u.values())):
+            return {ERROR}
+        return {OK}
+
     def get_values(self, kind: str, vrs: list[int]) -> set[int]:
         if self.state == INST or any((kind, vr) not in self.vars for vr in vrs):
             return {ERROR}
@@ -213,7 +231,7 @@ def main(fmu_path: str, calls: int, seed: int, result: str, flavour: str = "nati
 
     for i in range(calls):
         counts["calls"] += 1
-        op = rng.u32() % 15
+        op = rng.u32() % 16
         what = f"call {i} op {op}"
         if op == 0:
             start = START_TIMES[rng.u32() % len(START_TIMES)]
@@ -321,6 +339,28 @@ def main(fmu_path: str, calls: int, seed: int, result: str, flavour: str = "nati
             arg = foreign if which == 1 else ctypes.byref(foreign)
             check(f"{what}: {name}(foreign)", fn[name](c, arg), {ERROR})
             counts["foreign"] += 1
+        elif op == 15:  # fmi2GetDirectionalDerivative: references, seeds, NULL arrays
+            n_unknown, n_known = rng.u32() % 6, rng.u32() % 4
+            unknowns = [outs[rng.u32() % len(outs)] if rng.u32() % 4 else rng.u32() % vr_max
+                        for _ in range(n_unknown)]
+            ins = sorted(oracle.inputs) or [0]
+            knowns = [ins[rng.u32() % len(ins)] if rng.u32() % 4 else rng.u32() % vr_max
+                      for _ in range(n_known)]
+            seeds = [1.0 if rng.u32() % 4 else rng.real() for _ in range(n_known)]
+            null = rng.u32() % 8 == 0 and n_unknown + n_known > 0
+            dz = (ctypes.c_double * max(n_unknown, 1))()
+            args = [vrs(*unknowns), n_unknown, vrs(*knowns), n_known,
+                    (ctypes.c_double * max(n_known, 1))(*seeds), dz]
+            if null:  # one of the four arrays NULL (its count nonzero)
+                args[[0, 2, 4, 5][rng.u32() % 4] if n_unknown and n_known
+                     else ([0, 5] if n_unknown else [2, 4])[rng.u32() % 2]] = None
+            s = check(f"{what}: directional derivative({unknowns}, {knowns}, {seeds}, "
+                      f"null={null})", fn["fmi2GetDirectionalDerivative"](c, *args),
+                      oracle.derivative_of(unknowns, knowns, seeds, null))
+            counts["derivatives"] = counts.get("derivatives", 0) + (s == OK)
+            if s == ERROR and n_unknown and not null and oracle.strict and not all(
+                    math.isnan(v) for v in dz[:n_unknown]):
+                fail(f"{what}: a refused derivative left values that are not NaN")
     if saved is not None:
         fn["fmi2FreeFMUstate"](c, ctypes.byref(saved))
     fmu.freeInstance()

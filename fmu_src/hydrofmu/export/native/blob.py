@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
+from .derivative_blob import derivative_section
 from .lines_blob import NativeLines, lines_section
 from .packing import pack_f64 as _f64
 
@@ -264,6 +265,8 @@ def write_blob(model: NativeModel) -> bytes:
     # The scheme's semi-implicit family and the MoorDyn lines (lines_blob.py).
     out.append(lines_section(model.lines, n, p, q))
     # Sections other features append go here, before the trailer.
+    # Derivatives / load-FMU data (derivative_blob.py).
+    out.append(derivative_section(model))
     return seal(b"".join(out))
 
 

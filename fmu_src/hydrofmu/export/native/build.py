@@ -58,6 +58,7 @@ from ..names import model_name_problem, sanitize_model_name
 from .assemble import native_model
 from .blob import write_blob
 from .compile import SOURCES, compile_all, default_platforms, source_file
+from .derivative_blob import declare_derivative
 from .description import model_description, native_model_description
 from .refusal import refusal
 
@@ -325,6 +326,7 @@ def build_native_fmu(
               if model.lines is not None and model.lines.scheme is not None else "rk4")
     xml = native_model_description(model_description(bodies, config, model_name, description),
                                    model_name, tunable, scheme)
+    xml = declare_derivative(xml, model)  # derivative_blob.py
     params = parameter_values(xml, sim.u.size, model.c.shape[0])
     model.real_parameters = params["real"]
     model.int_parameters = params["int"]

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fmi2Functions.h"
+#include "hfn_deriv.h"
 #include "hfn_exact.h"
 #include "hfn_instance.h"
 #include "hfn_outputs.h"
@@ -575,11 +576,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueRefer
                                         size_t nu, const fmi2ValueReference z[], size_t nz,
                                         const fmi2Real du[], fmi2Real dz[]) {
     instance *c = (instance *)comp;
-    (void)u; (void)nu; (void)z; (void)nz; (void)du; (void)dz;
     if (!c) return fmi2Error;
-    REFUSE(c, "fmi2GetDirectionalDerivative: not provided "
-           "(providesDirectionalDerivative = false)");
-    return fmi2Error;
+    return hfn_directional_derivative(c, u, nu, z, nz, du, dz); /* hfn_deriv.c */
 }
 
 /* ------------------------------------------------------------------ FMU state */

@@ -208,7 +208,7 @@ void hfn_instance_free(instance *c) {
     if (!c) return;
     free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew);
     free(c->xtmp); free(c->fused); free(c->rot_re); free(c->rot_im); free(c->dwork);
-    free(c->ipiv);
+    free(c->ipiv); free(c->deriv_work);
     {
         int q;
         double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
@@ -275,7 +275,8 @@ static int alloc_work(instance *c) {
     c->ipiv = (int *)calloc(nb + 1, sizeof(int));
     c->par_i = (int32_t *)calloc(md->npi + 1, sizeof(int32_t));
     c->par_s = (char **)calloc(md->nps + 1, sizeof(char *));
-    return (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->fused ||
+    c->deriv_work = (double *)calloc((size_t)md->m + md->nout + 1, sizeof(double));
+    return (!c->deriv_work || !c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->fused ||
             !c->rot_re || !c->rot_im || !c->dwork || !c->ipiv || !c->par_i || !c->par_s)
                ? -1 : 0;
 }

@@ -87,6 +87,7 @@ typedef struct {
     /* The FMU states this instance made and has not freed (fmi2State.c): a state passed
      * in is looked up here by its address, never dereferenced before it is found. */
     void *states;
+    double *deriv_work; /* hfn_deriv.c: the inputs' seed (m) and the outputs' derivative */
 } instance;
 
 /* Point d's fields into block (dyn_size(md) doubles), in the order of the layout. */

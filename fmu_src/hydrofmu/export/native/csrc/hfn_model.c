@@ -472,6 +472,10 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         r.bad = 1;
     /* Sections appended after the tunables are read here, in the order blob.py writes
      * them (each with the cursor's checked reads). */
+    if (!r.bad) { /* derivatives / load-FMU data (derivative_blob.py): a flag */
+        md->deriv = rd_u32(&r);
+        if (md->deriv > 1u) r.bad = 1;
+    }
     if (r.bad || r.left != 0) {
         snprintf(err, err_size, "resources/model.bin is corrupt (%lu bytes, %s): its sizes "
                  "or indices do not fit the file; rebuild the FMU with hydrofmu build",

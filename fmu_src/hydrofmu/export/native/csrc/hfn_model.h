@@ -173,6 +173,8 @@ typedef struct {
     double *tab_a, *tab_b, *tab_c;
     /* the last section: the semi-implicit scheme and the MoorDyn lines (NULL: neither) */
     hfn_lines_model *lines;
+    /* the directional derivative (derivative_blob.py): 1 provided, 0 not */
+    uint32_t deriv;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
