@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .blob import NativeModel
 
-__all__ = ["derivative_refusal", "derivative_section", "declare_derivative"]
+__all__ = ["declare_derivative", "derivative_refusal", "derivative_section"]
 
 #: The ``<CoSimulation>`` attribute that declares the directional derivative.
 ATTRIBUTE = "providesDirectionalDerivative"
