@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import hydrofmu
 from hydrofmu.config.configuration import default_config
 from hydrofmu.cosim.fmu_unit import FmuUnit
 from hydrofmu.export.native.assemble import native_model
@@ -26,11 +27,15 @@ from test_native_tunable import pto_config
 pytestmark = pytest.mark.fmu
 
 EPS = np.finfo(float).eps
-#: The input step of the central difference, in the input's unit (N, N m; m for the
-#: elevation). At a fixed state the outputs are affine in the inputs (products of two
-#: outputs: quadratic), so the difference has no truncation error at any h; a large h makes
-#: its rounding small: see :func:`tolerance`.
-H_FORCE, H_ELEVATION = 1e4, 0.1
+#: The input step of the central difference, in the input's unit: N or N m for a force, else
+#: (m, m/s, m/s2, rad...) 0.1. At a fixed state the outputs are affine in the inputs
+#: (products of two outputs: quadratic), so the difference has no truncation error at any
+#: h; a large h makes its rounding small: see :func:`tolerance`.
+H_FORCE, H_OTHER = 1e4, 0.1
+
+
+def _step(name: str) -> float:
+    return H_FORCE if ".F_" in name else H_OTHER
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +102,7 @@ def central(unit: FmuUnit, outputs: list[str], inputs: list[str]
     u0 = unit.get(inputs)
     cols, scale = [], np.abs(unit.get(outputs))
     for j, name in enumerate(inputs):
-        h = H_ELEVATION if "elevation" in name else H_FORCE
+        h = _step(name)
         unit.set([name], [u0[j] + h])
         plus = unit.get(outputs)
         unit.set([name], [u0[j] - h])
@@ -114,7 +119,7 @@ def tolerance(scale: np.ndarray, jac: np.ndarray, inputs: list[str]) -> np.ndarr
     and the forces (up to ~300 terms here), rounded to ~300 eps of its largest term, taken
     here as 1e3 |y| (cancellation in the output map); the difference divides the rounding
     of two such outputs by 2 h; the derivative's own sum rounds to ~300 eps |J|."""
-    h = np.array([H_ELEVATION if "elevation" in n else H_FORCE for n in inputs])
+    h = np.array([_step(n) for n in inputs])
     return 300 * EPS * (1e3 * scale[:, None] / h[None, :] + np.abs(jac)) + 1e-300
 
 
@@ -163,3 +168,109 @@ def test_a_model_reading_the_elevation_input_declares_no_derivative() -> None:
     sim = build_simulator(bodies, config)
     why = derivative_refusal(native_model(sim, 0.1))
     assert "elevation input" in why and "wave.type = 'input'" in why
+
+
+@pytest.mark.parametrize("case", ["pto", "drag"])
+def test_python_derivative_through_the_shim_equals_its_central_difference(
+        case: str, request: pytest.FixtureRequest) -> None:
+    """The Python FMU answers fmi2GetDirectionalDerivative through its shim (pythonfmu's
+    binary alone refuses it): every entry against the FMU's own central difference."""
+    python, _ = request.getfixturevalue(case)
+    assert _provides(python) == "true"
+    _check_against_difference(python, f"{case}_python")
+
+
+@pytest.mark.parametrize("case", ["pto", "drag"])
+def test_native_and_python_jacobians_are_equal(case: str,
+                                               request: pytest.FixtureRequest) -> None:
+    """The same state (the same seeded steps; the two FMUs' states agree to ~1e-14 of their
+    peaks, test_native_*), the same Jacobian: native exact, Python the central difference of
+    its affine outputs with a step s = max(1, |u|) (seed 1), which rounds to
+    ~eps |y| / s; both sums to ~300 eps of their terms."""
+    python, native = request.getfixturevalue(case)
+    outputs, inputs = _names(native, "output"), _names(native, "input")
+    jac, scale = {}, None
+    for kind, fmu in (("python", python), ("native", native)):
+        unit = _driven(fmu, f"{case}_{kind}_pair")
+        try:
+            jac[kind] = unit.jacobian(outputs, inputs)
+            y = np.abs(unit.get(outputs))
+            scale = y if scale is None else np.maximum(scale, y)
+        finally:
+            unit.close()
+    assert np.count_nonzero(jac["native"]) > 0
+    tol = 300 * EPS * (1e3 * scale[:, None] + np.abs(jac["native"]))
+    assert np.all(np.abs(jac["python"] - jac["native"]) <= tol), np.max(
+        np.abs(jac["python"] - jac["native"]))
+
+
+@pytest.fixture(scope="module")
+def loads(folder: Path) -> Path:
+    """The Python load FMU of the default sphere (convolution radiation)."""
+    from hydrofmu.export.fmu import build_fmu
+    from test_loads_fmu import _config
+
+    bodies = hydrofmu.Model.default().bodies
+    return build_fmu(bodies, _config("loads"), folder / "Loads.fmu", model_name="Loads")
+
+
+def test_load_fmu_derivative_equals_its_central_difference(loads: Path) -> None:
+    """d(forces)/d(pose, velocity, acceleration) of the load FMU at a state with a radiation
+    memory: every entry against the FMU's central difference; d F_added_mass / d a is the
+    handed-out -A_inf (the declared 'constant' kind), the rest of A_inf's rows are zero."""
+    assert _provides(loads) == "true"
+    jac = _check_against_difference(loads, "loads_python")
+    outputs, inputs = _names(loads, "output"), _names(loads, "input")
+    unit = FmuUnit(loads, "loads_a_inf")
+    try:
+        a_inf = unit.get([f"A_inf[{i},{j}]" for i in range(1, 7) for j in range(1, 7)])
+    finally:
+        unit.close()
+    rows = [outputs.index(f"body.F_added_mass[{i}]") for i in range(1, 7)]
+    cols = [inputs.index(f"body.acceleration[{i}]") for i in range(1, 7)]
+    # -A_inf a differenced at 0.1 m/s2: exact up to eps |A_inf| (A_inf ~ 1e6 kg)
+    assert np.allclose(jac[np.ix_(rows, cols)], -a_inf.reshape(6, 6), rtol=0,
+                       atol=1e3 * EPS * np.max(np.abs(a_inf)))
+    declared = _declared(loads)
+    for i in rows:
+        for j in cols:
+            assert declared[outputs[i]][inputs[j]] == "constant"
+    heave = outputs.index("body.F_hydrostatic[3]")
+    assert jac[heave, inputs.index("body.pose[3]")] < 0.0  # -rho g A_wp
+
+
+def test_load_model_with_parts_not_linear_in_the_motion_declares_no_derivative() -> None:
+    """Quadratic drag (and moorings, second-order or nonlinear loads, user parts) make the
+    load forces non-affine in the motion: named, not provided."""
+    from hydrofmu.runtime.fmi.derivative import derivative_refusal
+
+    config = copy.deepcopy(hydrofmu.Model.default().config)
+    config["export"]["kind"] = "loads"
+    assert derivative_refusal(config) == ""
+    config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
+    why = derivative_refusal(config)
+    assert "quadratic_damping" in why and "not affine" in why
+    config["export"]["kind"] = "motion"  # the motion FMU's outputs stay affine in u
+    assert derivative_refusal(config) == ""
+
+
+def test_shim_fills_every_unknown_with_nan_on_a_dead_component(pto: tuple[Path, Path],
+                                                               tmp_path: Path) -> None:
+    """A call on a component that is not live returns fmi2Error with dvUnknown's nUnknown
+    entries NaN (it used to fill nKnown of them: 3 unknowns and 1 known left two values),
+    and writes nothing past them."""
+    import ctypes
+
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave
+
+    python, _ = pto
+    md = read_model_description(str(python))
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(python), tmp_path / "u"),
+                    modelIdentifier=md.coSimulation.modelIdentifier, instanceName="dead")
+    dz = (ctypes.c_double * 4)(1.0, 2.0, 3.0, 4.0)
+    vrs = (ctypes.c_uint * 3)(0, 1, 2)
+    seed = (ctypes.c_double * 1)(1.0)
+    status = fmu.dll.fmi2GetDirectionalDerivative(None, vrs, 3, vrs, 1, seed, dz)
+    assert status == 3  # fmi2Error
+    assert all(np.isnan(dz[i]) for i in range(3)) and dz[3] == 4.0

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .blob import NativeModel
 
-__all__ = ["declare_derivative", "derivative_refusal", "derivative_section"]
+__all__ = ["declare_derivative", "declare_provides", "derivative_refusal",
+           "derivative_section"]
 
 #: The ``<CoSimulation>`` attribute that declares the directional derivative.
 ATTRIBUTE = "providesDirectionalDerivative"
@@ -49,12 +50,18 @@ def derivative_section(model: NativeModel) -> bytes:
 def declare_derivative(xml: bytes, model: NativeModel) -> bytes:
     """The model description with ``providesDirectionalDerivative`` set as the runtime
     provides it for ``model``."""
+    return declare_provides(xml, not derivative_refusal(model))
+
+
+def declare_provides(xml: bytes, provided: bool) -> bytes:
+    """The model description with ``providesDirectionalDerivative`` set to ``provided`` (the
+    native FMU's, and the Python FMU's through its shim)."""
     head, sep, _ = xml.partition(b"?>")
     root = ET.fromstring(xml)
     cs = root.find("CoSimulation")
     if cs is None:
         return xml
-    cs.set(ATTRIBUTE, "false" if derivative_refusal(model) else "true")
+    cs.set(ATTRIBUTE, "true" if provided else "false")
     ET.indent(root)
     body = ET.tostring(root, encoding="utf-8")
     return (head + sep + b"\n" + body) if sep and head.lstrip().startswith(b"<?xml") else body
