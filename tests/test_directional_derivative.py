@@ -19,7 +19,7 @@ from hydrofmu.config.configuration import default_config
 from hydrofmu.cosim.fmu_unit import FmuUnit
 from hydrofmu.export.native.assemble import native_model
 from hydrofmu.export.native.build import build_simulator, payload_model
-from hydrofmu.export.native.derivative_blob import derivative_refusal
+from hydrofmu.export.native.derivative_blob import derivative_refusal, shim_only
 from native_helpers import build_pair
 from test_exact_scheme import POSE
 from test_native_tunable import pto_config
@@ -173,10 +173,12 @@ def test_a_model_reading_the_elevation_input_declares_no_derivative() -> None:
 @pytest.mark.parametrize("case", ["pto", "drag"])
 def test_python_derivative_through_the_shim_equals_its_central_difference(
         case: str, request: pytest.FixtureRequest) -> None:
-    """The Python FMU answers fmi2GetDirectionalDerivative through its shim (pythonfmu's
-    binary alone refuses it): every entry against the FMU's own central difference."""
+    """The Python FMU answers fmi2GetDirectionalDerivative through its linux64 shim
+    (pythonfmu's binary alone refuses it): every entry against the FMU's own central
+    difference. It declares the capability only when every binary it carries answers
+    (pythonfmu's win64 binary, shipped too, refuses it)."""
     python, _ = request.getfixturevalue(case)
-    assert _provides(python) == "true"
+    assert _provides(python) == ("true" if shim_only(python) else "false")
     _check_against_difference(python, f"{case}_python")
 
 
@@ -218,7 +220,7 @@ def test_load_fmu_derivative_equals_its_central_difference(loads: Path) -> None:
     """d(forces)/d(pose, velocity, acceleration) of the load FMU at a state with a radiation
     memory: every entry against the FMU's central difference; d F_added_mass / d a is the
     handed-out -A_inf (the declared 'constant' kind), the rest of A_inf's rows are zero."""
-    assert _provides(loads) == "true"
+    assert _provides(loads) == ("true" if shim_only(loads) else "false")
     jac = _check_against_difference(loads, "loads_python")
     outputs, inputs = _names(loads, "output"), _names(loads, "input")
     unit = FmuUnit(loads, "loads_a_inf")
@@ -252,6 +254,20 @@ def test_load_model_with_parts_not_linear_in_the_motion_declares_no_derivative()
     assert "quadratic_damping" in why and "not affine" in why
     config["export"]["kind"] = "motion"  # the motion FMU's outputs stay affine in u
     assert derivative_refusal(config) == ""
+
+
+def test_the_python_fmu_declares_the_derivative_only_when_every_binary_answers(
+        pto: tuple[Path, Path], tmp_path: Path) -> None:
+    """The built Python FMU carries pythonfmu's win64 binary (which refuses the call): not
+    declared; the same FMU with its linux64 binaries only (the shim's) is."""
+    python, _ = pto
+    assert not shim_only(python) and _provides(python) == "false"
+    linux = tmp_path / "linux.fmu"
+    with zipfile.ZipFile(python) as zin, zipfile.ZipFile(linux, "w") as zout:
+        for info in zin.infolist():
+            if not info.filename.startswith("binaries/win64"):
+                zout.writestr(info, zin.read(info))
+    assert shim_only(linux)
 
 
 def test_shim_fills_every_unknown_with_nan_on_a_dead_component(pto: tuple[Path, Path],

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import struct
 import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .blob import NativeModel
 
 __all__ = ["declare_derivative", "declare_provides", "derivative_refusal",
-           "derivative_section"]
+           "derivative_section", "shim_only"]
 
 #: The ``<CoSimulation>`` attribute that declares the directional derivative.
 ATTRIBUTE = "providesDirectionalDerivative"
@@ -51,6 +53,15 @@ def declare_derivative(xml: bytes, model: NativeModel) -> bytes:
     """The model description with ``providesDirectionalDerivative`` set as the runtime
     provides it for ``model``."""
     return declare_provides(xml, not derivative_refusal(model))
+
+
+def shim_only(fmu: str | Path) -> bool:
+    """Whether every binary of a Python FMU is hydrofmu's linux64 shim (or the pythonfmu
+    binary behind it), which answers ``fmi2GetDirectionalDerivative``; pythonfmu's other
+    platforms' binaries (win64) refuse it, so the FMU cannot declare it."""
+    with zipfile.ZipFile(fmu) as z:
+        return all(name.startswith("binaries/linux64/") for name in z.namelist()
+                   if name.startswith("binaries/") and not name.endswith("/"))
 
 
 def declare_provides(xml: bytes, provided: bool) -> bytes:
