@@ -20,6 +20,7 @@ from ...runtime.errors import ExportError
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 from .derivative_blob import derivative_section
 from .lines_blob import NativeLines, lines_section
+from .load_blob import NativeLoad
 from .packing import pack_f64 as _f64
 
 MAGIC = b"HFMUNAT1"
@@ -135,6 +136,7 @@ class NativeModel:
     conv: NativeConvolution | None = None
     tableau: NativeTableau | None = None
     lines: NativeLines | None = None
+    load: NativeLoad | None = None  # the load FMU (load_blob.py)
 
 
 @dataclass

@@ -33,11 +33,13 @@ LINE_KERNEL_DIR = SOURCE.parent
 #: convolution radiation, the outputs, the lines and the semi-implicit scheme.
 C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
              "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_conv.c",
-             "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_deriv.c")
+             "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_deriv.c",
+             "hfn_load.c")
 #: The headers: the runtime's and the FMI 2.0 standard's.
 HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
            "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_conv.h", "hfn_outputs.h",
-           "hfn_lines.h", "hfn_semi.h", "hfn_deriv.h", "fmi2Functions.h", "fmi2FunctionTypes.h",
+           "hfn_lines.h", "hfn_semi.h", "hfn_deriv.h", "hfn_load.h",
+           "fmi2Functions.h", "fmi2FunctionTypes.h",
            "fmi2TypesPlatform.h")
 #: Files shipped in ``sources/`` (the C files first; ``line_kernel.c`` is included by
 #: ``hfn_lines.c``, not compiled on its own).

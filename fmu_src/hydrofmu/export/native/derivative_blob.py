@@ -12,7 +12,8 @@ elevation (``wave.type = "input"``); such a model is built without the derivativ
 (:func:`derivative_refusal` says why; ``providesDirectionalDerivative = false``).
 
 Blob section (derivatives / load-FMU data, the last before the trailer): ``u32 deriv``,
-1 when the runtime provides ``fmi2GetDirectionalDerivative``, else 0.
+1 when the runtime provides ``fmi2GetDirectionalDerivative``, else 0; ``u32 load``, 1 for
+the load FMU followed by ``u32`` bodies and ``f64`` internal step (s), else 0.
 
 Build time only.
 """
@@ -45,8 +46,13 @@ def derivative_refusal(model: NativeModel) -> str:
 
 
 def derivative_section(model: NativeModel) -> bytes:
-    """The blob's section: ``u32`` 1 when the derivative is provided, else 0."""
-    return struct.pack("<I", 0 if derivative_refusal(model) else 1)
+    """The blob's section: ``u32`` 1 when the derivative is provided, else 0; then the load
+    FMU's data (:mod:`~hydrofmu.export.native.load_blob`): ``u32`` 1 and its ``u32`` number
+    of bodies and ``f64`` internal step (s), or ``u32`` 0."""
+    out = struct.pack("<I", 0 if derivative_refusal(model) else 1)
+    if model.load is None:
+        return out + struct.pack("<I", 0)
+    return out + struct.pack("<IId", 1, model.load.bodies, model.load.dt)
 
 
 def declare_derivative(xml: bytes, model: NativeModel) -> bytes:

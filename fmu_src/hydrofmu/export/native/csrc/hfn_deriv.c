@@ -3,6 +3,7 @@
 
 #include <math.h>
 
+#include "hfn_load.h"
 #include "hfn_outputs.h"
 #include "hfn_tunables.h"
 
@@ -22,6 +23,7 @@ fmi2Status hfn_directional_derivative(instance *c, const fmi2ValueReference unkn
     const hfn_model *md = &c->md;
     uint32_t vr_in = md->npr, vr_out = md->npr + md->m, vr_end = md->npr + md->m + md->nout;
     double *du = c->deriv_work, *dy = c->deriv_work + md->m, *y = c->d.out;
+    const double *dx = NULL; /* the load FMU's states' derivative */
     size_t i;
     uint32_t j;
     if ((n_unknown && (!unknown || !dunknown)) || (n_known && (!known || !dknown))) {
@@ -67,6 +69,14 @@ fmi2Status hfn_directional_derivative(instance *c, const fmi2ValueReference unkn
     /* the outputs as fmi2GetReal gives them (the products' factors) */
     if (*c->d.dirty != 0.0 && *c->d.phase != ST_INSTANTIATED && *c->d.phase != ST_INIT)
         hfn_compute_outputs(c);
+    if (md->load) { /* the load FMU's states are carried to now along the current motion */
+        dx = hfn_load_state_derivative(c, du);
+        if (!dx) {
+            REFUSE(c, NAME ": the FMU's time is not a whole number of internal steps after "
+                   "its last step");
+            return refused(dunknown, n_unknown);
+        }
+    }
     hfn_tunables_current(c, 0); /* C as the tunable parameters make it now */
     for (j = 0; j < md->nout; j++) {
         double s = 0.0;
@@ -74,6 +84,7 @@ fmi2Status hfn_directional_derivative(instance *c, const fmi2ValueReference unkn
         for (e = c->cur_c_ptr[j]; e < c->cur_c_ptr[j + 1]; e++) {
             uint32_t col = c->cur_c_idx[e];
             if (col >= md->n && col < md->n + md->m) s += c->cur_c_val[e] * du[col - md->n];
+            else if (dx && col < md->n) s += c->cur_c_val[e] * dx[col];
         }
         dy[j] = s;
     }

@@ -6,7 +6,9 @@
  * outputs y_i = c y_j y_l (a linear PTO's power). Their exact derivative along a seed du
  * of the inputs is dy = C_u du (C's input columns as the tunable matrix parameters make it
  * now), then dy_i = c (dy_j y_l + y_j dy_l) in the products' order: the other terms do not
- * depend on an input directly (a state changes only by a step). A model whose outputs read
+ * depend on an input directly (a state changes only by a step). The load FMU's part states
+ * are carried from the last step to now along the current motion (hfn_load.h): their
+ * derivative along the seed's motion adds C_x dx. A model whose outputs read
  * an input otherwise (the elevation input's FIR) is built without the derivative
  * (derivative_blob.py says why; providesDirectionalDerivative = false). */
 #ifndef HFN_DERIV_H

@@ -175,6 +175,9 @@ typedef struct {
     hfn_lines_model *lines;
     /* the directional derivative (derivative_blob.py): 1 provided, 0 not */
     uint32_t deriv;
+    /* the load FMU (hfn_load.h; load_blob.py): 1, its bodies and internal step (s) */
+    uint32_t load, load_nb;
+    double load_dt;
 } hfn_model;
 
 /* Parse a blob; returns 0 or writes a message into err. Allocates the model's arrays. */
