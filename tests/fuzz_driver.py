@@ -16,6 +16,13 @@ value reference's type, causality and variability) and the arguments:
   state that diverges, a step too long to discretise);
 - after fmi2Discard the step failed state, after a step's fmi2Error the error state: only
   the getters, fmi2SetFMUstate, fmi2Terminate, fmi2Reset remain;
+- the load FMU (outputs ``A_inf[i,j]``): a step that is not a whole number of
+  ``max_internal_step``: fmi2Error; more than ``max_internal_steps_per_call`` of them:
+  fmi2Discard;
+- fmi2GetDirectionalDerivative: a NULL array with a nonzero count, a known that is not an
+  input, an unknown that is not an output, a non-finite seed or input, a model without it
+  (``providesDirectionalDerivative``), the state instantiated: fmi2Error; the refused
+  call's unknowns NaN;
 - the native FMU's parameters: a tunable one (``variability="tunable"``) takes a finite
   value ``>= 0``, a fixed one only its start value (it was assembled with it).
 
@@ -81,6 +88,13 @@ class Oracle:
         self.outputs = {v.valueReference for v in md.modelVariables
                         if v.causality == "output" and v.type == "Real"}
         self.derivative = bool(md.coSimulation.providesDirectionalDerivative)
+        # the load FMU (outputs A_inf[i,j]): steps on the grid of max_internal_step only,
+        # at most max_internal_steps_per_call of them (fmi2Discard beyond)
+        named = {v.name: v for v in md.modelVariables}
+        self.grid = (float(named["max_internal_step"].start)
+                     if "A_inf[1,1]" in named and "max_internal_step" in named else None)
+        self.limit = float(named["max_internal_steps_per_call"].start
+                           if "max_internal_steps_per_call" in named else 1e7)
         self.reset()
 
     def reset(self) -> None:
@@ -128,6 +142,11 @@ class Oracle:
             return {OK, DISCARD, ERROR}
         if not all(math.isfinite(v) for v in self.u.values()):
             return {DISCARD}
+        if self.grid:  # the load FMU
+            k = h / self.grid
+            if k > self.limit:
+                return {DISCARD}
+            return {OK} if abs(k - round(k)) <= 1e-6 and round(k) >= 1 else {ERROR}
         return {OK, DISCARD}
 
     def after_step(self, status: int, at: float, h: float) -> None:

@@ -91,6 +91,13 @@ static void state_rate(instance *c, const motion_path *mp, double tau, const dou
     }
 }
 
+/* The most internal steps one call may take: the Integer parameter
+ * max_internal_steps_per_call when the model has it (every build declares it), as the
+ * Runge-Kutta mode counts them. */
+static double step_limit(const instance *c) {
+    return c->step_limit_index >= 0 ? (double)c->par_i[c->step_limit_index] : 1e7;
+}
+
 /* The states from the committed sample (x0 there) to t: one RK4 step per internal step
  * along the Hermite motion (LoadModel._rk4), into xa; 0, or -1 when t is not a whole number
  * of internal steps after it. */
@@ -106,6 +113,8 @@ static int advance(instance *c, const motion_path *mp0, const double *x0, double
     memcpy(xa, x0, n * sizeof(double));
     if (load[0] == 0.0 || !n) return 0; /* no sample committed: the parts at rest */
     kk = (t - t_last) / md->load_dt;
+    /* at most the step limit (a restored state's times are any finite numbers) */
+    if (!(kk >= 0.5 && kk <= step_limit(c))) return -1;
     k = lround(kk);
     if (!(k >= 1 && fabs(kk - (double)k) <= 1e-6)) return -1;
     h = t - t_last;
@@ -171,6 +180,13 @@ fmi2Status hfn_load_step(instance *c, double t, double h) {
     double *rows = c->load_work + ROWS(md);
     double kk = h / md->load_dt;
     motion_path mp;
+    if (kk > step_limit(c)) {
+        hfn_log(c, fmi2Discard, "logStatusDiscard", "fmi2DoStep refused before any work: a "
+                "step of %.17g s takes %.3g internal steps of %.17g s, above the limit "
+                "max_internal_steps_per_call = %.17g; take shorter communication steps or "
+                "raise the parameter", h, kk, md->load_dt, step_limit(c));
+        return fmi2Discard;
+    }
     if (!(fabs(kk - round(kk)) <= 1e-6 && round(kk) >= 1.0)) {
         REFUSE(c, "fmi2DoStep refused: communication step %.17g s is not a whole number of "
                "max_internal_step = %.17g s (the grid of the part states); use a multiple "
