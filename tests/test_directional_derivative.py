@@ -290,3 +290,30 @@ def test_shim_fills_every_unknown_with_nan_on_a_dead_component(pto: tuple[Path, 
     status = fmu.dll.fmi2GetDirectionalDerivative(None, vrs, 3, vrs, 1, seed, dz)
     assert status == 3  # fmi2Error
     assert all(np.isnan(dz[i]) for i in range(3)) and dz[3] == 4.0
+
+
+@pytest.mark.parametrize("kind", ["python", "native"])
+def test_a_derivative_changes_nothing(kind: str, pto: tuple[Path, Path], drag: tuple[Path, Path],
+                                      loads: Path) -> None:
+    """Two instances driven alike, one asked for its whole Jacobian before every step: the
+    same outputs bit for bit (the derivative evaluates the outputs at other inputs and
+    restores them; the load FMU's memory is not committed by it)."""
+    fmus = [pto[1], drag[1]] if kind == "native" else [pto[0], drag[0], loads]
+    for fmu in fmus:
+        outputs, inputs = _names(fmu, "output"), _names(fmu, "input")
+        units = [FmuUnit(fmu, f"same_{kind}_{i}") for i in range(2)]
+        rng = np.random.default_rng(5)
+        try:
+            for _ in range(15):
+                u = [3e4 * rng.standard_normal() if ".F_" in n else 0.3 * rng.standard_normal()
+                     for n in inputs]
+                for unit in units:
+                    unit.set(inputs, u)
+                units[1].jacobian(outputs, inputs)
+                assert np.array_equal(units[0].get(outputs), units[1].get(outputs))
+                for unit in units:
+                    unit.do_step(0.1)
+            assert np.array_equal(units[0].get(outputs), units[1].get(outputs))
+        finally:
+            for unit in units:
+                unit.close()
