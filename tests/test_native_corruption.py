@@ -36,23 +36,25 @@ SANITIZE = ("-fsanitize=address,undefined,float-cast-overflow", "-fno-sanitize-r
             "-fno-omit-frame-pointer")
 
 
-@pytest.fixture(scope="module", params=["exact", "rk4"])
+@pytest.fixture(scope="module", params=["exact", "rk4", "loads"])
 def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The default sphere with constant radiation coefficients (12 states, 17 kB model):
     small enough for every truncation; stepped exactly, or with heave drag in the
     Runge-Kutta mode (its state holds the internal time and grid index the consistency
-    checks look at)."""
+    checks look at), or as the load FMU."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
     if request.param == "rk4":
         config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
         config["simulation"]["time_scheme"] = "rk4"
+    if request.param == "loads":  # the load FMU (its blob section, its committed sample)
+        config["export"]["kind"] = "loads"
     fmu = build_native_fmu(bodies, config, folder / "Small.fmu", model_name="Small",
                            platforms=("linux64",))
     target = folder / "unpacked"
     zipfile.ZipFile(fmu).extractall(target)
     return {"blob": target / "resources" / "model.bin",
-            "guid": interface(fmu, "body.F_pto[3]")["guid"]}
+            "guid": interface(fmu, "body.pose[3]")["guid"]}
 
 
 def scratch() -> str:

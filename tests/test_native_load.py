@@ -176,5 +176,35 @@ def test_what_the_native_load_fmu_does_not_carry_is_refused_by_name() -> None:
     assert not choice.native
     assert "radiation.method = 'convolution'" in choice.note
     assert "quadratic drag" in choice.note and "--python" in choice.note
-    with pytest.raises(ExportError, match="state-space radiation"):
+    with pytest.raises(ExportError, match="state-space or constant radiation"):
         choose_runtime(model.bodies, config, requested="native")
+
+
+def test_constant_radiation_load_fmu_equals_the_python_one(tmp_path: Path) -> None:
+    """Constant radiation coefficients (no part state): the native and Python load FMUs under
+    a seeded motion, every output to rounding (the same affine map)."""
+    bodies, config = default_config(radiation={"method": "constant"})
+    config["export"]["kind"] = "loads"
+    config["wave"]["ramp_time"] = 1.0
+    native = build_native_fmu(bodies, config, tmp_path / "N.fmu", model_name="N",
+                              platforms=("linux64",))
+    config["export"]["runtime"] = "python"
+    python = build_fmu(bodies, config, tmp_path / "P.fmu", model_name="P")
+    names = _names(native, "output")
+    units = [FmuUnit(native, "cn"), FmuUnit(python, "cp")]
+    rng = np.random.default_rng(11)
+    rows: list[list] = [[], []]
+    try:
+        for _ in range(50):
+            kin = 0.2 * rng.standard_normal(18)
+            for k, unit in enumerate(units):
+                unit.set(KIN, kin)
+                rows[k].append(unit.get(names))
+                unit.do_step(0.05)
+    finally:
+        for unit in units:
+            unit.close()
+    got, ref = np.array(rows[0]), np.array(rows[1])
+    peak = np.max(np.abs(ref), axis=0)
+    assert np.all(np.abs(got - ref) <= SAME * peak)
+    assert peak[names.index("body.F_radiation[3]")] > 0.0

@@ -15,7 +15,7 @@ Each map is checked affine at a seeded random point, ``H`` at three times and ``
 second time, against the load model itself. The runtime (``csrc/hfn_load.c``) carries the
 states along the Hermite motion between communication points as the load model does.
 
-What it carries: hydrostatics, state-space radiation, the excitation of a regular or
+What it carries: hydrostatics, state-space or constant radiation, the excitation of a regular or
 irregular sea, linear viscous damping, linear moorings (:data:`NATIVE_LOAD_KINDS`).
 Everything else is refused, named, with ``--python`` as the way out: convolution radiation
 (its history is not carried natively), the elevation input, quadratic drag, MoorDyn and
@@ -79,10 +79,10 @@ def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
                if k not in NATIVE_LOAD_KINDS]
     if parts:
         reasons.append("user parts")
-    if (config.get("radiation") or {}).get("method") != "state_space":
-        reasons.append(f"radiation.method = "
-                       f"'{(config.get('radiation') or {}).get('method')}' (the native load "
-                       "FMU carries state-space radiation: set radiation.method = "
+    method = (config.get("radiation") or {}).get("method")
+    if method not in ("state_space", "constant"):
+        reasons.append(f"radiation.method = '{method}' (the native load FMU carries "
+                       "state-space or constant radiation: set radiation.method = "
                        "'state_space')")
     if (config.get("wave") or {}).get("type") == "input":
         reasons.append("wave.type = 'input' (the elevation input's filter)")
@@ -91,7 +91,8 @@ def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
         reasons.append("quadratic drag (quadratic_damping != 0)")
     if not reasons:
         return ""
-    return ("the native load FMU carries hydrostatics, state-space radiation, a regular or "
+    return ("the native load FMU carries hydrostatics, state-space or constant radiation, a "
+            "regular or "
             "irregular sea's excitation, linear damping and linear moorings; this model has "
             f"{'; '.join(reasons)}. Fix: {FIX}")
 
@@ -135,8 +136,9 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
     zu, zx = np.zeros(m), np.zeros(n)
     eu, ex = PROBE * np.eye(m), PROBE * np.eye(n)
     base, d0 = out(zu, zx, t0), rate(zu, zx, t0)
-    cm = np.array([out(e, zx, t0) - base for e in eu]).reshape(m, -1).T / PROBE
-    cx = np.array([out(zu, e, t0) - base for e in ex]).reshape(n, -1).T / PROBE
+    p = base.size
+    cm = np.array([out(e, zx, t0) - base for e in eu]).reshape(m, p).T / PROBE
+    cx = np.array([out(zu, e, t0) - base for e in ex]).reshape(n, p).T / PROBE
     g = np.array([rate(e, zx, t0) - d0 for e in eu]).reshape(m, n).T / PROBE
     f = np.array([rate(zu, e, t0) - d0 for e in ex]).reshape(n, n).T / PROBE
     # the sinusoids: the simulator's own output map, by output name (summed into the sums)
