@@ -16,6 +16,13 @@ value reference's type, causality and variability) and the arguments:
   state that diverges, a step too long to discretise);
 - after fmi2Discard the step failed state, after a step's fmi2Error the error state: only
   the getters, fmi2SetFMUstate, fmi2Terminate, fmi2Reset remain;
+- the load FMU (outputs ``A_inf[i,j]``): a step that is not a whole number of
+  ``max_internal_step``: fmi2Error; more than ``max_internal_steps_per_call`` of them:
+  fmi2Discard;
+- fmi2GetDirectionalDerivative: a NULL array with a nonzero count, a known that is not an
+  input, an unknown that is not an output, a non-finite seed or input, a model without it
+  (``providesDirectionalDerivative``), the state instantiated: fmi2Error; the refused
+  call's unknowns NaN;
 - the native FMU's parameters: a tunable one (``variability="tunable"``) takes a finite
   value ``>= 0``, a fixed one only its start value (it was assembled with it).
 
@@ -80,6 +87,16 @@ class Oracle:
                      for v in md.modelVariables}
         self.inputs = {v.valueReference: float(v.start or 0.0) for v in md.modelVariables
                        if v.causality == "input" and v.type == "Real"}
+        self.outputs = {v.valueReference for v in md.modelVariables
+                        if v.causality == "output" and v.type == "Real"}
+        self.derivative = bool(md.coSimulation.providesDirectionalDerivative)
+        # the load FMU (outputs A_inf[i,j]): steps on the grid of max_internal_step only,
+        # at most max_internal_steps_per_call of them (fmi2Discard beyond)
+        named = {v.name: v for v in md.modelVariables}
+        self.grid = (float(named["max_internal_step"].start)
+                     if "A_inf[1,1]" in named and "max_internal_step" in named else None)
+        self.limit = float(named["max_internal_steps_per_call"].start
+                           if "max_internal_steps_per_call" in named else 1e7)
         self.reset()
 
     def reset(self) -> None:
@@ -127,6 +144,11 @@ class Oracle:
             return {OK, DISCARD, ERROR}
         if not all(math.isfinite(v) for v in self.u.values()):
             return {DISCARD}
+        if self.grid:  # the load FMU
+            k = h / self.grid
+            if k > self.limit:
+                return {DISCARD}
+            return {OK} if abs(k - round(k)) <= 1e-6 and round(k) >= 1 else {ERROR}
         return {OK, DISCARD}
 
     def after_step(self, status: int, at: float, h: float) -> None:
@@ -165,6 +187,21 @@ class Oracle:
         if status == OK and kind == "Real" and vr in self.u:
             self.u[vr] = value
 
+    def derivative_of(self, unknowns: list[int], knowns: list[int], seeds: list[float],
+                      null: bool) -> set[int]:
+        """fmi2GetDirectionalDerivative: the outputs' unknowns along the inputs' knowns (a
+        NULL array with a nonzero count, another reference, a non-finite seed or input, a
+        model without it, or the state instantiated: fmi2Error)."""
+        if not self.strict:
+            return {OK, ERROR}
+        if (not self.derivative or null or self.state == INST
+                or any(vr not in self.outputs for vr in unknowns)
+                or any(vr not in self.inputs for vr in knowns)
+                or not all(math.isfinite(v) for v in seeds)
+                or not all(math.isfinite(v) for v in self.u.values())):
+            return {ERROR}
+        return {OK}
+
     def get_values(self, kind: str, vrs: list[int]) -> set[int]:
         if self.state == INST or any((kind, vr) not in self.vars for vr in vrs):
             return {ERROR}
@@ -194,6 +231,7 @@ def main(fmu_path: str, calls: int, seed: int, result: str, flavour: str = "nati
     fn = fmu._functions  # the raw ctypes functions: their status, not fmpy's exception
     c = fmu.component
     rng = Rng(seed)
+    drng = Rng(seed ^ 0x5EED)  # the derivative calls' own stream
     oracle = Oracle(md, flavour)
     counts = {"calls": 0, "steps": 0, "restored": 0, "discarded": 0, "errors": 0,
               "foreign": 0}
@@ -323,6 +361,29 @@ def main(fmu_path: str, calls: int, seed: int, result: str, flavour: str = "nati
             arg = foreign if which == 1 else ctypes.byref(foreign)
             check(f"{what}: {name}(foreign)", fn[name](c, arg), {ERROR})
             counts["foreign"] += 1
+        if drng.u32() % 8 == 0:  # fmi2GetDirectionalDerivative, from its own stream (the
+            # main sequence stays the one it was before the call existed)
+            n_unknown, n_known = drng.u32() % 6, drng.u32() % 4
+            unknowns = [outs[drng.u32() % len(outs)] if drng.u32() % 4 else drng.u32() % vr_max
+                        for _ in range(n_unknown)]
+            ins = sorted(oracle.inputs) or [0]
+            knowns = [ins[drng.u32() % len(ins)] if drng.u32() % 4 else drng.u32() % vr_max
+                      for _ in range(n_known)]
+            seeds = [1.0 if drng.u32() % 4 else drng.real() for _ in range(n_known)]
+            null = drng.u32() % 8 == 0 and n_unknown + n_known > 0
+            dz = (ctypes.c_double * max(n_unknown, 1))()
+            args = [vrs(*unknowns), n_unknown, vrs(*knowns), n_known,
+                    (ctypes.c_double * max(n_known, 1))(*seeds), dz]
+            if null:  # one of the four arrays NULL (its count nonzero)
+                args[[0, 2, 4, 5][drng.u32() % 4] if n_unknown and n_known
+                     else ([0, 5] if n_unknown else [2, 4])[drng.u32() % 2]] = None
+            s = check(f"{what}: directional derivative({unknowns}, {knowns}, {seeds}, "
+                      f"null={null})", fn["fmi2GetDirectionalDerivative"](c, *args),
+                      oracle.derivative_of(unknowns, knowns, seeds, null))
+            counts["derivatives"] = counts.get("derivatives", 0) + (s == OK)
+            if s == ERROR and n_unknown and not null and oracle.strict and not all(
+                    math.isnan(v) for v in dz[:n_unknown]):
+                fail(f"{what}: a refused derivative left values that are not NaN")
     if saved is not None:
         fn["fmi2FreeFMUstate"](c, ctypes.byref(saved))
     fmu.freeInstance()

@@ -47,14 +47,15 @@ CATENARY = {"type": "catenary", "body": "body", "lines": [
      "weight": 470.6, "ea": 2.0e8}]}
 
 
-@pytest.fixture(scope="module", params=["exact", "rk4", "drift", "catenary", "panels"])
+@pytest.fixture(scope="module", params=["exact", "rk4", "drift", "catenary", "panels", "loads"])
 def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The default sphere with constant radiation coefficients (12 states, 17 kB model):
     small enough for every truncation; stepped exactly, or with heave drag in the
     Runge-Kutta mode (its state holds the internal time and grid index the consistency
     checks look at), the drift-and-current model (tests/drift_helpers.py), on a catenary
-    mooring (rk4: its section's counts and lines), or in heave with nonlinear hydrostatics
-    and Froude-Krylov on a coarse hull (the panels section: 80 triangles)."""
+    mooring (rk4: its section's counts and lines), in heave with nonlinear hydrostatics
+    and Froude-Krylov on a coarse hull (the panels section: 80 triangles), or as the load
+    FMU."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
     if request.param == "drift":  # the drift-and-current section too (33 kB)
@@ -82,12 +83,14 @@ def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     if request.param == "catenary":
         config["moorings"] = [CATENARY]
         config["simulation"]["time_scheme"] = "rk4"
+    if request.param == "loads":  # the load FMU (its blob section, its committed sample)
+        config["export"]["kind"] = "loads"
     fmu = build_native_fmu(bodies, config, folder / "Small.fmu", model_name="Small",
                            platforms=("linux64",))
     target = folder / "unpacked"
     zipfile.ZipFile(fmu).extractall(target)
     return {"blob": target / "resources" / "model.bin",
-            "guid": interface(fmu, "body.F_pto[3]")["guid"]}
+            "guid": interface(fmu, "body.pose[3]")["guid"]}
 
 
 def scratch() -> str:
@@ -163,7 +166,7 @@ def test_blob_trailer_round_trip(small: dict) -> None:
     data = small["blob"].read_bytes()
     assert data[-8:-4] == TRAILER_TAG and VERSION == 3
     assert int.from_bytes(data[-4:], "little") == zlib.crc32(data[:-4])
-    assert read_header(data)["n"] > 0
+    assert read_header(data)["outputs"] > 0  # (the load FMU with constant radiation: n = 0)
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x10
     with pytest.raises(ExportError, match="CRC-32 does not match"):

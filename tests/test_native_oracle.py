@@ -45,6 +45,9 @@ MUTATIONS = {
         ("if (!(t + h > t) || !(t + h > fmu_time) || !isfinite(t + h)) {",
          "if (!(t + h != t) || !isfinite(t + h)) {"),
     ]),
+    "a non-finite derivative seed accepted": ("hfn_deriv.c", [
+        ("if (!isfinite(dknown[i])) {", "if (0) {"),
+    ]),
     "fmi2OK for an unknown value reference": ("fmi2Functions.c", [
         ('REFUSE(c, "no Real variable has value reference %u", (unsigned)r);\n'
          "            value[i] = NAN;\n            status = fmi2Error;",
@@ -77,6 +80,20 @@ def unpacked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sphere's native FMU (state-space radiation, every DOF moving, the exact scheme),
     unpacked."""
     return _unpacked(tmp_path_factory.mktemp("oracle"), drag=False)
+
+
+@pytest.fixture(scope="module")
+def unpacked_load(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sphere's native load FMU (state-space radiation; its states carried along the
+    Hermite motion), unpacked."""
+    folder = tmp_path_factory.mktemp("oracle_load")
+    bodies, config = default_config(radiation={"method": "state_space"})
+    config["export"]["kind"] = "loads"
+    fmu = build_native_fmu(bodies, config, folder / "Sphere.fmu", model_name="Sphere",
+                           platforms=("linux64",))
+    target = folder / "unpacked"
+    zipfile.ZipFile(fmu).extractall(target)
+    return target
 
 
 @pytest.fixture(scope="module")
@@ -175,6 +192,7 @@ def test_the_runtime_passes_the_oracle_under_sanitizers(unpacked: Path, seed: in
     assert "failure" not in out, out
     assert out["steps"] > 200 and out["discarded"] > 10 and out["restored"] > 100, out
     assert out["errors"] > 1000 and out["foreign"] > 500, out
+    assert out.get("derivatives", 0) > 100, out  # fmi2GetDirectionalDerivative answered
 
 
 @pytest.fixture(scope="module")
@@ -243,6 +261,25 @@ def test_the_panels_pass_the_oracle_under_sanitizers(unpacked_panels: Path,
         proc.stderr[-4000:]
     assert "failure" not in out, out
     assert out["steps"] > 50 and out["discarded"] > 2 and out["restored"] > 20, out
+
+
+def test_the_load_fmu_passes_the_oracle_under_sanitizers(unpacked_load: Path,
+                                                          tmp_path: Path) -> None:
+    """The native load FMU (steps on its grid only, the states carried to the current time
+    at every output and derivative, restored states with any times) under the same oracle
+    and sanitizers: no mismatch, no report, no hang."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc for the sanitizer build")
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    fmu = runtime_copy(unpacked_load, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
+    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
+           "UBSAN_OPTIONS": "print_stacktrace=1"}
+    out, proc = fuzz(fmu, 10000, 20261128, tmp_path, env)
+    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
+        proc.stderr[-4000:]
+    assert "failure" not in out, out
+    assert out["steps"] > 100 and out["derivatives"] > 50 and out["restored"] > 50, out
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))

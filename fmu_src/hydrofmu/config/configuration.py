@@ -119,10 +119,6 @@ def parse_config(data: dict[str, Any], *, where: str = "configuration") -> dict[
     if out["export"]["kind"] not in EXPORT_KINDS:
         raise ConfigError(f"[export] kind = {out['export']['kind']!r}: choose one of "
                           f"{', '.join(EXPORT_KINDS)}", value=out["export"]["kind"])
-    if out["export"]["kind"] == "loads" and out["export"]["runtime"] == "native":
-        raise ConfigError("[export] kind = 'loads' is built by the Python runtime only (the "
-                          "native load FMU is not written yet): set [export] runtime = "
-                          "'python' or 'auto'", value=out["export"]["runtime"])
     bodies = data.get("bodies")
     if not isinstance(bodies, list) or not bodies:
         raise ConfigError("at least one [[bodies]] entry is needed", value=bodies)

@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from ..runtime.errors import ExportError
+from ..runtime.fmi.derivative import derivative_refusal
 from ..runtime.fmi.slave import MODEL_FILE
 from ..runtime.version import __version__
 from .bundle import PACKAGE_PREFIX, stage_runtime_package
 from .model_description import finalize_model_description, rewrite_model_description
 from .names import model_name_problem, resource_path_problem, sanitize_model_name
+from .native.derivative_blob import declare_provides, shim_only
 
 __all__ = ["BUILD_STAGES", "MODEL_FILE", "build_fmu", "inspect_slave", "payload_config"]
 
@@ -277,9 +279,13 @@ def build_fmu(
             python_binary.add_uri_shim(built, model_name)
         if link_libpython:
             python_binary.link_libpython(built)
+        # fmi2GetDirectionalDerivative: answered by the linux64 shim (runtime/fmi/
+        # derivative.py), declared only when every binary of the FMU answers it
+        provides = (bool(uri_shim) and not derivative_refusal(config, parts)
+                    and shim_only(built))
         rewrite_model_description(
             built,
-            lambda xml: finalize_model_description(
+            lambda xml: declare_provides(finalize_model_description(
                 xml,
                 units=metadata["units"],
                 dependencies=metadata["dependencies"],
@@ -287,7 +293,7 @@ def build_fmu(
                 ranges=metadata.get("ranges"),
                 default_experiment=_default_experiment(config),
                 enumerations=metadata.get("enumerations"),
-            ),
+            ), provides),
         )
         stage(BUILD_STAGES[4])
         if validate:

@@ -33,6 +33,11 @@
  *    and fills what it would have returned: reals NaN, strings "" (never NULL), integers
  *    and booleans 0, a status fmi2Error, an FMU state NULL, a size 0. A host that does not
  *    check the status then reads NaN, not a plausible 0.0.
+ *
+ * 5. fmi2GetDirectionalDerivative: pythonfmu's binary refuses it; the shim hands the seeds
+ *    and the requested outputs to the Python slave through fmi2SetReal and fmi2GetReal
+ *    with flagged value references (see the function below), which the slave answers
+ *    with the exact derivative or refuses by name.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -387,10 +392,83 @@ FORWARD(fmi2SerializeFMUstate, (fmi2Component c, fmi2FMUstate st, fmi2Byte b[], 
 FORWARD_FILL(fmi2DeSerializeFMUstate,
              (fmi2Component c, const fmi2Byte b[], size_t n, fmi2FMUstate *st),
              (real, b, n, st), SET(st, NULL))
-FORWARD_FILL(fmi2GetDirectionalDerivative,
-             (fmi2Component c, VRs u, size_t nu, VRs z, size_t nz, const fmi2Real du[],
-              fmi2Real dz[]),
-             (real, u, nu, z, nz, du, dz), FILL(dz, nz, NAN))
+/* fmi2GetDirectionalDerivative: pythonfmu 0.7's binary answers it with an error, so the
+ * shim asks the Python slave itself, through two calls pythonfmu does forward: fmi2SetReal
+ * of the seeds on the inputs' value references with DERIVATIVE_FLAG set, then fmi2GetReal
+ * of the outputs' value references with the flag set, each list closed by
+ * DERIVATIVE_MARK (hydrofmu.runtime.fmi.derivative reads the protocol; no model has a
+ * value reference with the flag set, and a host's reference with it is refused here).
+ * dvUnknown has nUnknown entries (NaN when refused). */
+#define DERIVATIVE_FLAG 0x80000000u
+#define DERIVATIVE_MARK 0xFFFFFFFFu
+static int flagged(Shim *s, const char *what, VRs refs, size_t n, fmi2ValueReference *out) {
+    for (size_t i = 0; i < n; ++i) {
+        if (refs[i] & DERIVATIVE_FLAG) {
+            char text[256];
+            snprintf(text, sizeof text, "fmi2GetDirectionalDerivative: value reference %u is "
+                     "not an %s", (unsigned)refs[i], what);
+            shim_message(s, fmi2Error, text);
+            return -1;
+        }
+        out[i] = refs[i] | DERIVATIVE_FLAG;
+    }
+    out[n] = DERIVATIVE_MARK;
+    return 0;
+}
+
+EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, VRs unknown, size_t n_unknown,
+                                               VRs known, size_t n_known,
+                                               const fmi2Real dknown[], fmi2Real dunknown[]) {
+    static fmi2SetRealTYPE *set = NULL;
+    static fmi2GetRealTYPE *get = NULL;
+    Shim *s = acquire(c, "fmi2GetDirectionalDerivative");
+    if (s && !set) set = (fmi2SetRealTYPE *)real_symbol("fmi2SetReal");
+    if (s && !get) get = (fmi2GetRealTYPE *)real_symbol("fmi2GetReal");
+    if (!s || !set || !get) {
+        FILL(dunknown, n_unknown, NAN);
+        return fmi2Error;
+    }
+    if ((n_unknown && (!unknown || !dunknown)) || (n_known && (!known || !dknown))) {
+        shim_message(s, fmi2Error, "fmi2GetDirectionalDerivative: NULL array");
+        FILL(dunknown, n_unknown, NAN);
+        return fmi2Error;
+    }
+    if (n_known > ((size_t)-1) / (2 * sizeof(double)) - 1 ||
+        n_unknown > ((size_t)-1) / (2 * sizeof(double)) - 1) {
+        shim_message(s, fmi2Error, "fmi2GetDirectionalDerivative: sizes out of range");
+        FILL(dunknown, n_unknown, NAN);
+        return fmi2Error;
+    }
+    fmi2ValueReference *kv = malloc((n_known + 1) * sizeof *kv);
+    fmi2ValueReference *uv = malloc((n_unknown + 1) * sizeof *uv);
+    fmi2Real *seeds = malloc((n_known + 1) * sizeof *seeds);
+    fmi2Real *values = malloc((n_unknown + 1) * sizeof *values);
+    fmi2Status status = fmi2Error;
+    if (!kv || !uv || !seeds || !values) {
+        shim_message(s, fmi2Error, "fmi2GetDirectionalDerivative: out of memory");
+    } else if (flagged(s, "input", known, n_known, kv) == 0 &&
+               flagged(s, "output", unknown, n_unknown, uv) == 0) {
+        if (n_known) memcpy(seeds, dknown, n_known * sizeof *seeds);
+        seeds[n_known] = 0.0;
+        s->marked = fmi2OK;
+        status = set(s->real, kv, n_known + 1, seeds);
+        if (status <= fmi2Warning && s->marked <= fmi2Warning) {
+            fmi2Status got = get(s->real, uv, n_unknown + 1, values);
+            status = got > status ? got : status;
+        }
+        if (s->marked > status) status = s->marked;
+        s->marked = fmi2OK;
+    }
+    if (dunknown) {
+        for (size_t i = 0; i < n_unknown; ++i)
+            dunknown[i] = status <= fmi2Warning && values ? values[i] : NAN;
+    }
+    free(kv);
+    free(uv);
+    free(seeds);
+    free(values);
+    return status;
+}
 FORWARD(fmi2SetRealInputDerivatives,
         (fmi2Component c, VRs vr, size_t n, const fmi2Integer order[], const fmi2Real v[]),
         (real, vr, n, order, v))

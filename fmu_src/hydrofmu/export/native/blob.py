@@ -19,8 +19,10 @@ from numpy.typing import NDArray
 from ...runtime.errors import ExportError
 from .catenary_blob import NativeCatenary, catenary_section
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
+from .derivative_blob import derivative_section
 from .drift_blob import NativeDrift, drift_section
 from .lines_blob import NativeLines, lines_section
+from .load_blob import NativeLoad
 from .packing import pack_f64 as _f64
 from .panels_blob import NativePanels, panels_section
 
@@ -146,6 +148,7 @@ class NativeModel:
     drift: NativeDrift | None = None
     catenary: NativeCatenary | None = None
     panels: NativePanels | None = None
+    load: NativeLoad | None = None  # the load FMU (load_blob.py)
 
 
 @dataclass
@@ -282,6 +285,8 @@ def write_blob(model: NativeModel) -> bytes:
     # The panels: nonlinear hydrostatics and Froude-Krylov (panels_blob.py).
     out.append(panels_section(model.panels, n, p, q))
     # Sections other features append go here, before the trailer.
+    # Derivatives / load-FMU data (derivative_blob.py).
+    out.append(derivative_section(model))
     return seal(b"".join(out))
 
 

@@ -58,7 +58,9 @@ from ..names import model_name_problem, sanitize_model_name
 from .assemble import native_model
 from .blob import write_blob
 from .compile import SOURCES, compile_all, default_platforms, source_file
+from .derivative_blob import declare_derivative
 from .description import model_description, native_model_description
+from .load_blob import load_model_description, load_refusal, native_load_model
 from .refusal import refusal
 
 #: Model file of the native runtime inside ``resources``.
@@ -133,9 +135,9 @@ def _native_refusal(bodies: Sequence[HydroData], config: dict[str, Any],
     """Why the native FMU cannot be built ("" when it can: user parts, a part the native
     runtime cannot step, no compiler), and what the note adds of its time scheme (nothing:
     the native runtime steps the configured scheme or refuses it)."""
-    if str(config_value(config, "export", "kind")) == "loads":
-        return ("[export] kind = 'loads' (the hydrodynamic-load FMU) runs in Python only: "
-                "the native load FMU is not written yet"), ""
+    loads = str(config_value(config, "export", "kind")) == "loads"
+    if loads and load_refusal(config, parts):  # the native load FMU (load_blob.py)
+        return load_refusal(config, parts), ""
     if parts:
         named = [getattr(p[0] if isinstance(p, tuple) else p, "__name__", repr(p))
                  for p in parts]
@@ -316,16 +318,23 @@ def build_native_fmu(
     from ...runtime.simulator.layout import parameter_table
 
     step = float(config_value(config, "simulation", "output_interval"))
-    model = native_model(sim, step, matrix_parameters(parameter_table(bodies, config)))
-    tunable = ((SCALE_PARAMETER,) if scalable(sim) else ()) + tuple(
+    loads = str(config_value(config, "export", "kind")) == "loads"
+    if loads:  # the load FMU (load_blob.py): its parameters fixed as built
+        model = native_load_model(bodies, config, step)
+    else:
+        model = native_model(sim, step, matrix_parameters(parameter_table(bodies, config)))
+    tunable = () if loads else ((SCALE_PARAMETER,) if scalable(sim) else ()) + tuple(
         t.name for t in model.tunables)
     description = description or f"{model_name}: floating bodies in waves (hydrofmu)"
     scheme = ("exact" if model.rk is None else model.tableau.name
               if model.tableau is not None else model.lines.scheme.label
               if model.lines is not None and model.lines.scheme is not None else "rk4")
-    xml = native_model_description(model_description(bodies, config, model_name, description),
-                                   model_name, tunable, scheme)
-    params = parameter_values(xml, sim.u.size, model.c.shape[0])
+    describe = load_model_description if loads else model_description
+    xml = native_model_description(describe(bodies, config, model_name, description),
+                                   model_name, tunable,
+                                   str(sim.parameters["time_scheme"]) if loads else scheme)
+    xml = declare_derivative(xml, model)  # derivative_blob.py
+    params = parameter_values(xml, model.u0.size, model.c.shape[0])
     model.real_parameters = params["real"]
     model.int_parameters = params["int"]
     model.str_parameters = params["str"]

@@ -37,12 +37,13 @@ PANEL_KERNEL_DIR = PANEL_SOURCE.parent
 C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
              "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_conv.c",
              "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_drift.c", "hfn_catenary.c",
-             "hfn_panels.c")
+             "hfn_panels.c", "hfn_deriv.c", "hfn_load.c")
 #: The headers: the runtime's and the FMI 2.0 standard's.
 HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
            "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_conv.h", "hfn_outputs.h",
            "hfn_lines.h", "hfn_semi.h", "hfn_uri.h", "hfn_drift.h", "hfn_reader.h",
-           "hfn_catenary.h", "hfn_panels.h", "fmi2Functions.h", "fmi2FunctionTypes.h",
+           "hfn_catenary.h", "hfn_panels.h", "hfn_deriv.h", "hfn_load.h", "fmi2Functions.h",
+           "fmi2FunctionTypes.h",
            "fmi2TypesPlatform.h")
 #: Files shipped in ``sources/`` (the C files first; ``line_kernel.c`` is included by
 #: ``hfn_lines.c``, ``catenary_kernel.c`` by ``hfn_catenary.c``, ``panel_kernel.c`` by

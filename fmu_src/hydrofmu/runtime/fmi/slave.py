@@ -63,6 +63,7 @@ from pythonfmu import Fmi2Slave
 
 from ..errors import HydroFMUError
 from .access import FmiAccess
+from .derivative import DirectionalDerivative, derivative_refusal, is_request
 from .lifecycle import FmiLifecycle
 from .log import FmiLog
 from .model import MODEL_FILE, FmuModel
@@ -136,6 +137,9 @@ class HydroSlave(Fmi2Slave):
         self.access = FmiAccess(**parts)
         self.lifecycle = FmiLifecycle(model=self.model, **parts)
         self.states = StateCodec(model=self.model, **parts)
+        # fmi2GetDirectionalDerivative through the shim (derivative.py)
+        self.derivative = DirectionalDerivative(
+            **parts, refusal=derivative_refusal(self.model.config, self.model.parts))
 
     @property
     def initialization_error(self) -> str:
@@ -178,10 +182,15 @@ class HydroSlave(Fmi2Slave):
     # ------------------------------------------------------------------ getters, setters
     def get_real(self, vrs: list[int]) -> list[float]:
         """Values of Real variables; unknown references give NaN and a refusal."""
+        if is_request(vrs):  # the shim's fmi2GetDirectionalDerivative
+            return self.derivative.values(vrs)
         return self.access.get_real(vrs)
 
     def set_real(self, vrs: list[int], values: list[float]) -> None:
         """Set inputs, tunable parameters, and Real parameters before initialization ends."""
+        if is_request(vrs):  # the shim's fmi2GetDirectionalDerivative
+            self.derivative.set_seeds(vrs, values)
+            return
         self.access.set_real(vrs, values)
 
     def get_integer(self, vrs: list[int]) -> list[int]:

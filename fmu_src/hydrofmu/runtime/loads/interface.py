@@ -29,7 +29,8 @@ from ..parameters.table import body_names
 from ..parts.part import ALL_INPUTS, FORCE_UNITS, Port
 from ..simulator.layout import PartSpec, output_table, part_specs
 
-__all__ = ["LOAD_KIND", "MOTION_INPUTS", "LoadTable", "load_table", "refused_parts"]
+__all__ = ["LINEAR_IN_MOTION", "LOAD_KIND", "MOTION_INPUTS", "LoadTable", "derivative_refusal",
+           "load_table", "refused_parts"]
 
 #: ``[export] kind`` of the load FMU (``"motion"``: the FMU that integrates the bodies).
 LOAD_KIND = "loads"
@@ -43,6 +44,15 @@ PTO_INPUTS = "pto_inputs"
 #: factor (``A_inf``, fixed at export); the forces depend on pose and velocity nonlinearly
 #: in general (drag, moorings): ``dependent``.
 LINEAR_CONSTANT, DEPENDENT = "constant", "dependent"
+#: The parts whose force is affine in the motion at a fixed memory (hydrostatics, radiation
+#: by convolution or state space along the Hermite motion, linear moorings, linear viscous
+#: damping) or does not read it (excitation, the elevation input's filter): the load model's
+#: outputs are then affine in its inputs, and their central difference is exact.
+LINEAR_IN_MOTION = frozenset({"hydrostatics", "radiation", "wave_excitation", "mooring.linear",
+                              "viscous", "pto_inputs"})
+#: The parts whose force reads the motion inside the last step (the radiation memory, the
+#: MoorDyn line states); a part that is not hydrofmu's own (a user part) is counted too.
+MEMORY_KINDS = frozenset({"radiation", "mooring.moordyn"})
 #: Unit of an added-mass entry by the kinds of its row and column DOF (translation first).
 _A_UNITS = (("kg", "kg.m"), ("kg.m", "kg.m2"))
 
@@ -92,6 +102,30 @@ def refused_parts(config: dict[str, Any], parts: Sequence[PartSpec] = ()) -> Non
             "[[joints]] and [[ptos]] entries, or export kind = 'motion')", value=bad)
 
 
+def _built_in(cls: type) -> bool:
+    """Whether a part class is hydrofmu's own (not a user part)."""
+    return cls.__module__.split(".")[-2:-1] in (["forces"], ["parts"])
+
+
+def derivative_refusal(config: dict[str, Any], parts: Sequence[PartSpec] = ()) -> str:
+    """Why the load model's outputs are not affine in its inputs ("" when they are): a part
+    that is not linear in the motion (quadratic drag, moorings other than linear, second-order
+    or nonlinear loads, user parts), named. Its exact directional derivative is then not
+    provided (``providesDirectionalDerivative = false``)."""
+    kinds = [cls.kind for cls, _ in part_specs(config, parts)]
+    bad = sorted({k for k in kinds if k not in LINEAR_IN_MOTION})
+    if parts:
+        bad.append("user parts")
+    if any(any(float(c) != 0.0 for c in b.get("quadratic_damping") or ())
+           for b in config.get("bodies") or []):
+        bad.append("viscous (quadratic_damping != 0)")
+    if not bad:
+        return ""
+    return (f"the load model's forces are not affine in the motion: {', '.join(bad)}; their "
+            "derivative is not provided (difference the outputs, or keep the linear parts "
+            f"only: {', '.join(sorted(LINEAR_IN_MOTION - {'pto_inputs'}))})")
+
+
 def load_table(bodies: list[HydroData], config: dict[str, Any],
                parts: Sequence[PartSpec] = ()) -> LoadTable:
     """The load model's inputs and outputs (see the module docstring)."""
@@ -118,6 +152,10 @@ def load_table(bodies: list[HydroData], config: dict[str, Any],
         if cls.channel is not None and cls.feedthrough and cls.kind != PTO_INPUTS:
             direct.setdefault(cls.channel, []).extend(
                 p.name for p in cls.input_ports(bodies, config, opt))
+    # Parts with a memory or states read the motion inside the last step: the Hermite
+    # motion between its two ends, which takes both ends' accelerations too.
+    memory = {cls.channel for cls, _ in part_specs(config, parts)
+              if cls.kind in MEMORY_KINDS or not _built_in(cls)}
     outputs: list[Port] = []
     kinds: dict[str, dict[str, str]] = {}
 
@@ -126,11 +164,11 @@ def load_table(bodies: list[HydroData], config: dict[str, Any],
         kinds[name] = deps
 
     every_force = sorted({d for ds in direct.values() for d in ds})
+    read = motion if memory else pose_velocity  # what the parts' forces read of the motion
     for b in names:
         for i in range(6):
             add(f"{b}.F_hydro[{i + 1}]", FORCE_UNITS[i // 3],
-                {**dict.fromkeys(pose_velocity, DEPENDENT), **dict.fromkeys(every_force,
-                                                                          DEPENDENT)})
+                {**dict.fromkeys(read, DEPENDENT), **dict.fromkeys(every_force, DEPENDENT)})
         for i in range(6):
             add(f"{b}.F_added_mass[{i + 1}]", FORCE_UNITS[i // 3],
                 dict.fromkeys(acceleration, LINEAR_CONSTANT))
@@ -138,15 +176,16 @@ def load_table(bodies: list[HydroData], config: dict[str, Any],
             add(f"{b}.F_total[{i + 1}]", FORCE_UNITS[i // 3],
                 {**dict.fromkeys(motion, DEPENDENT), **dict.fromkeys(every_force, DEPENDENT)})
         for ch in sim_table.channels:
-            deps = {**dict.fromkeys(pose_velocity, DEPENDENT),
+            deps = {**dict.fromkeys(motion if ch in memory else pose_velocity, DEPENDENT),
                     **dict.fromkeys(direct.get(ch, ()), DEPENDENT)}
             for i in range(6):
                 add(f"{b}.{ch}[{i + 1}]", FORCE_UNITS[i // 3], deps)
     n_body_out = len(outputs)
     for p in sim_table.outputs[len(names) * 6 * (5 + len(sim_table.channels)):]:
-        deps = [*pose_velocity, *every_force] if p.feedthrough == ALL_INPUTS else [
+        # the parts' own outputs at the importer's motion (its states advanced along it)
+        own = every_force if p.feedthrough == ALL_INPUTS else [
             d for d in p.feedthrough if d not in pto_names]
-        add(p.name, p.unit, dict.fromkeys(deps, DEPENDENT))
+        add(p.name, p.unit, dict.fromkeys([*read, *own], DEPENDENT))
     if len(outputs) - n_body_out != len(sim_table.outputs) - len(names) * 6 * (
             5 + len(sim_table.channels)):  # pragma: no cover - the layout's contract
         raise ConfigError("the part outputs of the load model do not match the simulator's")

@@ -172,7 +172,7 @@ class LoadModel:
         self.t0 = self.time = float(start_time)
         self.t_last = math.nan
         self.motion_last = np.zeros((3, self.n))
-        self.u_last = self._sim_inputs()
+        self.u_last = self.sim_inputs()
         self.x = self.sim.y[self._x_offset:].copy()
 
     def get_state(self) -> dict[str, NDArray[np.float64]]:
@@ -216,7 +216,8 @@ class LoadModel:
         nb = self.table.n_bodies
         return self.u[: 18 * nb].reshape(nb, 3, 6).transpose(1, 0, 2).reshape(3, -1)
 
-    def _sim_inputs(self) -> NDArray[np.float64]:
+    def sim_inputs(self) -> NDArray[np.float64]:
+        """The simulator's inputs from the current inputs (a PTO force input held at 0)."""
         out = np.zeros(self._part_in.size)
         used = self._part_in >= 0
         out[used] = self.u[self._part_in[used]]
@@ -282,13 +283,7 @@ class LoadModel:
 
         def f(tau: float, x: NDArray[np.float64]) -> NDArray[np.float64]:
             q, v = hermite_motion(h_all, start, end, tau)
-            ctx = self._context(self.t_last + tau, q, v, x, u)
-            dx = np.zeros_like(x)
-            for part in self._stateful:
-                sl = slice(part.state_slice.start - self._x_offset,
-                           part.state_slice.stop - self._x_offset)
-                dx[sl] = part.derivative(ctx)
-            return dx
+            return self.state_derivative(self.t_last + tau, q, v, x, u)
 
         x = self.x
         k1 = f(tau_a, x)
@@ -297,11 +292,36 @@ class LoadModel:
         k4 = f(tau_b, x + h * k3)
         return x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
 
+    def state_derivative(self, t: float, q: NDArray[np.float64], v: NDArray[np.float64],
+                         x: NDArray[np.float64], u: NDArray[np.float64]
+                         ) -> NDArray[np.float64]:
+        """The part states' derivative at ``t`` (s), pose ``q``, velocity ``v``, states ``x``
+        and the simulator's inputs ``u``."""
+        ctx = self._context(t, q, v, x, u)
+        dx = np.zeros_like(x)
+        for part in self._stateful:
+            sl = slice(part.state_slice.start - self._x_offset,
+                       part.state_slice.stop - self._x_offset)
+            dx[sl] = part.derivative(ctx)
+        return dx
+
+    def evaluate(self, t: float, motion: NDArray[np.float64], u: NDArray[np.float64],
+                 x: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The outputs at ``t`` (s) for the motion rows ``(q, v, a)``, the simulator's
+        inputs ``u`` and the part states ``x`` as given (no memory advanced): the map the
+        native load FMU assembles (:mod:`hydrofmu.export.native.load_blob`)."""
+        saved = self.time, self.x
+        self.time, self.x = float(t), np.asarray(x, dtype=float)
+        try:
+            return self._evaluate(motion, u)
+        finally:
+            self.time, self.x = saved
+
     def output_vector(self) -> NDArray[np.float64]:
         """All outputs at the current time with the current inputs (order of
         :meth:`output_names`); the memories are left as committed."""
         motion = self.motion()
-        u = self._sim_inputs()
+        u = self.sim_inputs()
         saved = self._memories()
         try:
             self._advance_memory(self.time, motion, u)
@@ -362,5 +382,5 @@ class LoadModel:
                 f"communication step {h!r} s is not a whole number of max_internal_step = "
                 f"{self.dt!r} s (the radiation history's grid): use a multiple of it, or set "
                 "max_internal_step to the communication step", value=h)
-        self._advance_memory(self.time, self.motion(), self._sim_inputs())
+        self._advance_memory(self.time, self.motion(), self.sim_inputs())
         self.time = t + h

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "fmi2Functions.h"
+#include "hfn_deriv.h"
 #include "hfn_exact.h"
 #include "hfn_instance.h"
+#include "hfn_load.h"
 #include "hfn_outputs.h"
 #include "hfn_rk.h"
 #include "hfn_tunables.h"
@@ -524,7 +526,9 @@ fmi2Status fmi2DoStep(fmi2Component comp, fmi2Real t, fmi2Real h,
     if (!c) return fmi2Error;
     if (hfn_refused(c, C_STEP, "fmi2DoStep")) return fmi2Error;
     status = step_checked(c, t, h);
-    if (status == fmi2OK) status = c->md.rk ? step_rk(c, t, h) : step_exact(c, t, h);
+    if (status == fmi2OK)
+        status = c->md.load ? hfn_load_step(c, t, h) /* hfn_load.c */
+                 : c->md.rk ? step_rk(c, t, h) : step_exact(c, t, h);
     /* FMI 2.0: after fmi2Discard the step failed state, after fmi2Error the error state
      * (the block is as before the step: fmi2SetFMUstate, fmi2Reset lead out) */
     if (status == fmi2Discard) c->halt = ST_FAILED;
@@ -589,11 +593,8 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component comp, const fmi2ValueRefer
                                         size_t nu, const fmi2ValueReference z[], size_t nz,
                                         const fmi2Real du[], fmi2Real dz[]) {
     instance *c = (instance *)comp;
-    (void)u; (void)nu; (void)z; (void)nz; (void)du; (void)dz;
     if (!c) return fmi2Error;
-    REFUSE(c, "fmi2GetDirectionalDerivative: not provided "
-           "(providesDirectionalDerivative = false)");
-    return fmi2Error;
+    return hfn_directional_derivative(c, u, nu, z, nz, du, dz); /* hfn_deriv.c */
 }
 
 /* ------------------------------------------------------------------ FMU state */

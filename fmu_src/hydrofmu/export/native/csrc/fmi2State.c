@@ -16,6 +16,7 @@
 #include "fmi2Functions.h"
 #include "hfn_conv.h"
 #include "hfn_instance.h"
+#include "hfn_load.h"
 #include "hfn_tunables.h"
 
 #define STATE_MAGIC 0x48464e53u /* "HFNS" */
@@ -189,7 +190,7 @@ static int consistent(const instance *c, double *block) {
          *v.grid_index == floor(*v.grid_index) && *v.hist_pos >= 0.0 &&
          *v.hist_pos == floor(*v.hist_pos) &&
          (md->nk ? *v.hist_pos < (double)md->nk : *v.hist_pos == 0.0) &&
-         hfn_conv_consistent(md, &v) &&
+         hfn_conv_consistent(md, &v) && hfn_load_consistent(md, v.load) &&
          (!hfn_lines_state_size(md->lines) ||
           (isfinite(*v.si_t) && (*v.si_valid == 0.0 || *v.si_valid == 1.0)));
     if (ok && md->rk && *v.phase >= (double)ST_STEP) {

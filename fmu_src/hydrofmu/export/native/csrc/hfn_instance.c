@@ -4,6 +4,7 @@
 
 #include "hfn_conv.h"
 #include "hfn_uri.h"
+#include "hfn_load.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -56,13 +57,14 @@ void hfn_dyn_bind(dyn_view *d, double *block, const hfn_model *md) {
     p += hfn_conv_state_size(md);
     d->si_d = p; d->si_t = p + md->n; d->si_valid = p + md->n + 1;
     p += hfn_lines_state_size(md->lines);
+    d->load = p; p += hfn_load_state_size(md);
     d->size = (size_t)(p - block);
 }
 
 size_t hfn_dyn_size(const hfn_model *md) {
     return 6 + (size_t)md->n + md->m + md->nout + 2 * (size_t)md->k + 2 + 2 + md->n + 1 + md->npr
            + 3 + 2 * (size_t)md->nk + 2 * (size_t)md->nq + hfn_conv_state_size(md) +
-           hfn_lines_state_size(md->lines);
+           hfn_lines_state_size(md->lines) + hfn_load_state_size(md);
 }
 
 /* ------------------------------------------------------------------ logging */
@@ -183,7 +185,7 @@ void hfn_instance_free(instance *c) {
     if (!c) return;
     free(c->name); free(c->d.block); free(c->w); free(c->xp); free(c->xp1); free(c->xnew);
     free(c->xtmp); free(c->fused); free(c->rot_re); free(c->rot_im); free(c->dwork);
-    free(c->ipiv);
+    free(c->ipiv); free(c->deriv_work); free(c->load_work);
     {
         int q;
         double *rk[] = {c->rk_k[0], c->rk_k[1], c->rk_k[2], c->rk_k[3], c->rk_y, c->rk_b,
@@ -250,7 +252,9 @@ static int alloc_work(instance *c) {
     c->ipiv = (int *)calloc(nb + 1, sizeof(int));
     c->par_i = (int32_t *)calloc(md->npi + 1, sizeof(int32_t));
     c->par_s = (char **)calloc(md->nps + 1, sizeof(char *));
-    return (!c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->fused ||
+    c->deriv_work = (double *)calloc((size_t)md->m + md->nout + 1, sizeof(double));
+    c->load_work = (double *)calloc(hfn_load_work_size(md) + 1, sizeof(double));
+    return (!c->deriv_work || !c->load_work || !c->d.block || !c->w || !c->xp || !c->xp1 || !c->xnew || !c->xtmp || !c->fused ||
             !c->rot_re || !c->rot_im || !c->dwork || !c->ipiv || !c->par_i || !c->par_s)
                ? -1 : 0;
 }

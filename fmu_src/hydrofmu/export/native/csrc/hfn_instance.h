@@ -43,6 +43,8 @@ typedef struct {
     double *conv_pos, *conv_hist, *conv_g;
     /* the semi-implicit scheme's carried derivative (n), its time and validity (0/1) */
     double *si_d, *si_t, *si_valid;
+    /* the load FMU's committed sample (hfn_load.h) */
+    double *load;
 } dyn_view;
 
 typedef struct {
@@ -87,6 +89,8 @@ typedef struct {
     /* The FMU states this instance made and has not freed (fmi2State.c): a state passed
      * in is looked up here by its address, never dereferenced before it is found. */
     void *states;
+    double *deriv_work; /* hfn_deriv.c: the inputs' seed (m) and the outputs' derivative */
+    double *load_work;  /* hfn_load.c */
 } instance;
 
 /* Point d's fields into block (dyn_size(md) doubles), in the order of the layout. */

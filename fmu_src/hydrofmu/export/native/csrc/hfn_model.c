@@ -506,6 +506,18 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         hfn_model_free(md);
         return -1;
     }
+    if (!r.bad) { /* derivatives / load-FMU data (derivative_blob.py): a flag */
+        md->deriv = rd_u32(&r);
+        md->load = rd_u32(&r);
+        if (md->deriv > 1u || md->load > 1u) r.bad = 1;
+        if (!r.bad && md->load) { /* the bodies' motion inputs come first */
+            md->load_nb = rd_u32(&r);
+            md->load_dt = rd_f64(&r);
+            if (r.bad || md->rk || md->nprod || !md->load_nb || md->load_nb > md->m / 18u ||
+                !(isfinite(md->load_dt) && md->load_dt > 0.0))
+                r.bad = 1;
+        }
+    }
     if (r.bad || r.left != 0) {
         snprintf(err, err_size, "resources/model.bin is corrupt (%lu bytes, %s): its sizes "
                  "or indices do not fit the file; rebuild the FMU with hydrofmu build",

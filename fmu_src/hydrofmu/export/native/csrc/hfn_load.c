@@ -1,0 +1,229 @@
+/* hydrofmu native runtime, the load FMU (see hfn_load.h). */
+#include "hfn_load.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "hfn_outputs.h"
+#include "hfn_tunables.h"
+#include "hfn_waves.h"
+
+#define NQ(md) (6u * (md)->load_nb)
+
+size_t hfn_load_state_size(const hfn_model *md) {
+    return md->load ? 2 + 3 * (size_t)NQ(md) + md->m : 0;
+}
+
+/* work: k1..k4, the stage state, the advanced state, its derivative (7 n); the stage's
+ * input vector and the Hermite pose and velocity (m + 1 + 2 nq); a gap (m + 1); the current
+ * (or the seed's) motion rows (3 nq); then zeros, never written (3 nq + m + n + 1). */
+#define ROWS(md) (7 * (size_t)(md)->n + 2 * ((size_t)(md)->m + 1) + 2 * (size_t)NQ(md))
+#define ZEROS(md) (ROWS(md) + 3 * (size_t)NQ(md))
+size_t hfn_load_work_size(const hfn_model *md) {
+    return md->load ? ZEROS(md) + 3 * (size_t)NQ(md) + md->m + md->n + 1 : 0;
+}
+
+int hfn_load_consistent(const hfn_model *md, const double *load) {
+    if (!md->load) return 1;
+    return (load[0] == 0.0 || load[0] == 1.0) && isfinite(load[1]);
+}
+
+/* The motion rows (q, v, a), 3 x nq, of an input vector u. */
+static void motion_rows(const hfn_model *md, const double *u, double *rows) {
+    uint32_t b, i, nq = NQ(md);
+    for (b = 0; b < md->load_nb; b++)
+        for (i = 0; i < 6; i++) {
+            rows[6 * b + i] = u[18 * b + i];
+            rows[nq + 6 * b + i] = u[18 * b + 6 + i];
+            rows[2 * nq + 6 * b + i] = u[18 * b + 12 + i];
+        }
+}
+
+/* The quintic Hermite motion through s0 and s1 (rows q, v, a) over h at tau: q and v
+ * (runtime/loads/model.py hermite_motion, term by term). */
+static void hermite(uint32_t nq, double h, const double *s0, const double *s1, double tau,
+                    double *q, double *v) {
+    double s = tau / h, s2 = s * s, s3 = pow(s, 3), s4 = pow(s, 4), s5 = pow(s, 5);
+    double h00 = 1 - 10 * s3 + 15 * s4 - 6 * s5, h10 = s - 6 * s3 + 8 * s4 - 3 * s5;
+    double h20 = 0.5 * (s2 - 3 * s3 + 3 * s4 - s5), h01 = 10 * s3 - 15 * s4 + 6 * s5;
+    double h11 = -4 * s3 + 7 * s4 - 3 * s5, h21 = 0.5 * (s3 - 2 * s4 + s5);
+    double d00 = (-30 * s2 + 60 * s3 - 30 * s4) / h, d10 = 1 - 18 * s2 + 32 * s3 - 15 * s4;
+    double d20 = 0.5 * h * (2 * s - 9 * s2 + 12 * s3 - 5 * s4);
+    double d11 = -12 * s2 + 28 * s3 - 15 * s4, d21 = 0.5 * h * (3 * s2 - 8 * s3 + 5 * s4);
+    uint32_t i;
+    for (i = 0; i < nq; i++) {
+        double q0 = s0[i], v0 = s0[nq + i], a0 = s0[2 * nq + i];
+        double q1 = s1[i], v1 = s1[nq + i], a1 = s1[2 * nq + i];
+        q[i] = h00 * q0 + h * h10 * v0 + h * h * h20 * a0 + h01 * q1 + h * h11 * v1
+               + h * h * h21 * a1;
+        v[i] = d00 * q0 + d10 * v0 + d20 * a0 - d00 * q1 + d11 * v1 + d21 * a1;
+    }
+}
+
+typedef struct {
+    const double *s0, *s1, *held; /* motion rows at both ends; the held inputs (m) */
+    double h;                     /* the step from the committed sample */
+    int homogeneous;              /* 1: without G's constant column (a derivative) */
+} motion_path;
+
+/* dx = F x + G [u(tau); 1]: the held inputs with the pose and velocity of the Hermite
+ * motion (the parts read no acceleration). */
+static void state_rate(instance *c, const motion_path *mp, double tau, const double *x,
+                       double *dx) {
+    const hfn_model *md = &c->md;
+    uint32_t i, j, b, n = md->n, m = md->m, nq = NQ(md);
+    double *w = c->load_work + 7 * (size_t)n, *q = w + m + 1, *v = q + nq;
+    hermite(nq, mp->h, mp->s0, mp->s1, tau, q, v);
+    memcpy(w, mp->held, m * sizeof(double));
+    for (b = 0; b < md->load_nb; b++)
+        for (i = 0; i < 6; i++) {
+            w[18 * b + i] = q[6 * b + i];
+            w[18 * b + 6 + i] = v[6 * b + i];
+            w[18 * b + 12 + i] = 0.0;
+        }
+    w[m] = mp->homogeneous ? 0.0 : 1.0;
+    for (i = 0; i < n; i++) {
+        const double *f = md->F + (size_t)i * n, *g = md->G + (size_t)i * (m + 1);
+        double s = 0.0;
+        for (j = 0; j < n; j++) s += f[j] * x[j];
+        for (j = 0; j <= m; j++) s += g[j] * w[j];
+        dx[i] = s;
+    }
+}
+
+/* The most internal steps one call may take: the Integer parameter
+ * max_internal_steps_per_call when the model has it (every build declares it), as the
+ * Runge-Kutta mode counts them. */
+static double step_limit(const instance *c) {
+    return c->step_limit_index >= 0 ? (double)c->par_i[c->step_limit_index] : 1e7;
+}
+
+/* The states from the committed sample (x0 there) to t: one RK4 step per internal step
+ * along the Hermite motion (LoadModel._rk4), into xa; 0, or -1 when t is not a whole number
+ * of internal steps after it. */
+static int advance(instance *c, const motion_path *mp0, const double *x0, double t,
+                   double *xa) {
+    const hfn_model *md = &c->md;
+    const double *load = c->d.load;
+    uint32_t n = md->n, i;
+    double *k1 = c->load_work, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *y = k4 + n;
+    double kk, h, t_last = load[1];
+    long k, j;
+    motion_path mp = *mp0;
+    memcpy(xa, x0, n * sizeof(double));
+    if (load[0] == 0.0 || !n) return 0; /* no sample committed: the parts at rest */
+    kk = (t - t_last) / md->load_dt;
+    /* at most the step limit (a restored state's times are any finite numbers) */
+    if (!(kk >= 0.5 && kk <= step_limit(c))) return -1;
+    k = lround(kk);
+    if (!(k >= 1 && fabs(kk - (double)k) <= 1e-6)) return -1;
+    h = t - t_last;
+    mp.h = h;
+    for (j = 1; j <= k; j++) {
+        double ta = (double)(j - 1) * h / (double)k, tb = (double)j * h / (double)k;
+        double hh = tb - ta;
+        state_rate(c, &mp, ta, xa, k1);
+        for (i = 0; i < n; i++) y[i] = xa[i] + hh / 2 * k1[i];
+        state_rate(c, &mp, ta + hh / 2, y, k2);
+        for (i = 0; i < n; i++) y[i] = xa[i] + hh / 2 * k2[i];
+        state_rate(c, &mp, ta + hh / 2, y, k3);
+        for (i = 0; i < n; i++) y[i] = xa[i] + hh * k3[i];
+        state_rate(c, &mp, tb, y, k4);
+        for (i = 0; i < n; i++)
+            xa[i] = xa[i] + hh / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+    }
+    return 0;
+}
+
+/* The motion path from the committed sample to the current inputs. */
+static void current_path(instance *c, motion_path *mp, double *rows) {
+    const double *load = c->d.load;
+    motion_rows(&c->md, c->d.u, rows);
+    mp->s0 = load + 2;
+    mp->s1 = rows;
+    mp->held = load + 2 + 3 * (size_t)NQ(&c->md);
+    mp->h = 0.0;
+    mp->homogeneous = 0;
+}
+
+void hfn_load_outputs(instance *c) {
+    const hfn_model *md = &c->md;
+    uint32_t n = md->n, i, j;
+    double *xa = c->load_work + 5 * (size_t)n;
+    double *rows = c->load_work + ROWS(md), *out = c->d.out, rf;
+    motion_path mp;
+    current_path(c, &mp, rows);
+    if (advance(c, &mp, c->d.x, *c->d.time, xa) != 0) return; /* off the grid: kept */
+    hfn_tunables_current(c, 0);
+    for (i = 0; i < md->nout; i++) {
+        double s = 0.0;
+        for (j = c->cur_c_ptr[i]; j < c->cur_c_ptr[i + 1]; j++) {
+            uint32_t col = c->cur_c_idx[j];
+            double w = col < n ? xa[col] : col < n + md->m ? c->d.u[col - n] : 1.0;
+            s += c->cur_c_val[j] * w;
+        }
+        out[i] = s;
+    }
+    rf = hfn_ramp_factor(c, *c->d.time) * *c->d.scale;
+    if (rf != 0.0)
+        for (i = 0; i < md->nh; i++)
+            out[md->hrows[i]] += rf * hfn_re_dot(md->h_re + (size_t)i * md->k,
+                                                 md->h_im + (size_t)i * md->k, c->d.p_re,
+                                                 c->d.p_im, md->k);
+    *c->d.dirty = 0.0;
+}
+
+fmi2Status hfn_load_step(instance *c, double t, double h) {
+    const hfn_model *md = &c->md;
+    uint32_t n = md->n, nq = NQ(md);
+    double *xa = c->load_work + 5 * (size_t)n, *load = c->d.load;
+    double *rows = c->load_work + ROWS(md);
+    double kk = h / md->load_dt;
+    motion_path mp;
+    if (kk > step_limit(c)) {
+        hfn_log(c, fmi2Discard, "logStatusDiscard", "fmi2DoStep refused before any work: a "
+                "step of %.17g s takes %.3g internal steps of %.17g s, above the limit "
+                "max_internal_steps_per_call = %.17g; take shorter communication steps or "
+                "raise the parameter", h, kk, md->load_dt, step_limit(c));
+        return fmi2Discard;
+    }
+    if (!(fabs(kk - round(kk)) <= 1e-6 && round(kk) >= 1.0)) {
+        REFUSE(c, "fmi2DoStep refused: communication step %.17g s is not a whole number of "
+               "max_internal_step = %.17g s (the grid of the part states); use a multiple "
+               "of it, or set max_internal_step to the communication step", h, md->load_dt);
+        return fmi2Error;
+    }
+    current_path(c, &mp, rows);
+    if (advance(c, &mp, c->d.x, *c->d.time, xa) != 0) {
+        REFUSE(c, "fmi2DoStep refused: the FMU's time %.17g s is not a whole number of "
+               "max_internal_step = %.17g s after its last step (%.17g s)", *c->d.time,
+               md->load_dt, load[1]);
+        return fmi2Error;
+    }
+    memcpy(c->d.x, xa, n * sizeof(double));
+    memcpy(load + 2, rows, 3 * (size_t)nq * sizeof(double));
+    memcpy(load + 2 + 3 * (size_t)nq, c->d.u, md->m * sizeof(double));
+    load[1] = *c->d.time;
+    load[0] = 1.0;
+    *c->d.time = t + h;
+    hfn_phasors_at(c, *c->d.time);
+    hfn_compute_outputs(c);
+    return fmi2OK;
+}
+
+const double *hfn_load_state_derivative(instance *c, const double *du) {
+    const hfn_model *md = &c->md;
+    double *dxa = c->load_work + 6 * (size_t)md->n, *rows = c->load_work + ROWS(md);
+    const double *zeros = c->load_work + ZEROS(md);
+    motion_path mp;
+    /* the states are linear in the end motion: the path from rest (no state, no motion,
+     * no held input, no constant) to the seed's motion */
+    motion_rows(md, du, rows);
+    mp.s0 = zeros;
+    mp.s1 = rows;
+    mp.held = zeros;
+    mp.h = 0.0;
+    mp.homogeneous = 1;
+    if (advance(c, &mp, zeros, *c->d.time, dxa) != 0) return NULL;
+    return dxa;
+}

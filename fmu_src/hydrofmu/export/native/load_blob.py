@@ -1,0 +1,212 @@
+"""The native load FMU (``[export] kind = "loads"``): what the C runtime evaluates, assembled
+from the Python load model (:class:`~hydrofmu.runtime.loads.model.LoadModel`).
+
+Physics stays in Python: the load model's own parts are evaluated here, at probe motions,
+inputs and part states, and their maps are stored:
+
+* the outputs ``y = C [x; u; 1] + ramp(t) Re(sum_k H_k e^{i w_k t})`` with ``u`` the load
+  FMU's inputs (each body's pose, velocity and acceleration, then the parts' inputs) and
+  ``x`` the parts' states; ``H`` is the simulator's own output map's sinusoid rows (the
+  excitation channel, the elevation output), summed into ``F_hydro`` and ``F_total``;
+* the parts' states' derivative ``x' = F x + G [u; 1]`` (state-space radiation reads the
+  velocity).
+
+Each map is checked affine at a seeded random point, ``H`` at three times and ``F, G`` at a
+second time, against the load model itself. The runtime (``csrc/hfn_load.c``) carries the
+states along the Hermite motion between communication points as the load model does.
+
+What it carries: hydrostatics, state-space or constant radiation, the excitation of a regular or
+irregular sea, linear viscous damping, linear moorings (:data:`NATIVE_LOAD_KINDS`).
+Everything else is refused, named, with ``--python`` as the way out: convolution radiation
+(its history is not carried natively), the elevation input, quadratic drag, MoorDyn and
+catenary moorings, second-order and nonlinear loads, user parts.
+
+Build time only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ...runtime.errors import ExportError
+from ...runtime.hydrodata.model import HydroData
+from ...runtime.linear.model import assemble
+from ...runtime.loads.interface import load_table
+from ...runtime.loads.model import LoadModel
+from ...runtime.schemes.base import DIVERGENCE_LIMIT
+from ...runtime.simulator.layout import part_specs
+
+if TYPE_CHECKING:
+    from .blob import NativeModel
+
+__all__ = ["NATIVE_LOAD_KINDS", "NativeLoad", "load_model_description", "load_refusal",
+           "native_load_model"]
+
+#: The parts the native load FMU carries (the PTO force inputs are the importer's).
+NATIVE_LOAD_KINDS = frozenset({"pto_inputs", "hydrostatics", "radiation", "wave_excitation",
+                               "viscous", "mooring.linear"})
+#: The size of a probe (in the input's or state's unit): the maps are affine, so any size
+#: gives their columns; a large one keeps the rounding of the constant part small.
+PROBE = 1e3
+#: Agreement of the assembled maps with the load model at a random point, relative to the
+#: largest value compared: the maps are affine up to the rounding of sums of a few dozen
+#: terms (~1e-14); 1e-9 is far above that and far below any nonlinearity worth the name.
+AFFINE = 1e-9
+#: The outputs that sum the force channels: ``<body>.F_hydro[i]``, ``<body>.F_total[i]``.
+SUM = re.compile(r"(.*)\.(F_hydro|F_total)(\[\d+\])")
+FIX = "build the Python load FMU (hydrofmu build --python, or [export] runtime = 'python')"
+
+
+@dataclass
+class NativeLoad:
+    """The load FMU's data in the blob: its number of bodies (their motion inputs come
+    first) and the internal step of the part states' grid (s)."""
+
+    bodies: int
+    dt: float
+
+
+def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
+    """Why the native load FMU cannot carry the model ("" when it can), naming the parts."""
+    reasons = [k for k in sorted({cls.kind for cls, _ in part_specs(config)})
+               if k not in NATIVE_LOAD_KINDS]
+    if parts:
+        reasons.append("user parts")
+    method = (config.get("radiation") or {}).get("method")
+    if method not in ("state_space", "constant"):
+        reasons.append(f"radiation.method = '{method}' (the native load FMU carries "
+                       "state-space or constant radiation: set radiation.method = "
+                       "'state_space')")
+    if (config.get("wave") or {}).get("type") == "input":
+        reasons.append("wave.type = 'input' (the elevation input's filter)")
+    if any(any(float(c) != 0.0 for c in b.get("quadratic_damping") or ())
+           for b in config.get("bodies") or []):
+        reasons.append("quadratic drag (quadratic_damping != 0)")
+    if not reasons:
+        return ""
+    return ("the native load FMU carries hydrostatics, state-space or constant radiation, a "
+            "regular or "
+            "irregular sea's excitation, linear damping and linear moorings; this model has "
+            f"{'; '.join(reasons)}. Fix: {FIX}")
+
+
+def _check(what: str, got: NDArray, want: NDArray) -> None:
+    scale = max(float(np.max(np.abs(want), initial=0.0)), 1e-300)
+    err = float(np.max(np.abs(got - want), initial=0.0))
+    if err > AFFINE * scale:
+        raise ExportError(f"the load model's {what} is not affine in the motion, the inputs "
+                          f"and the part states ({err:.3g} of {scale:.3g}); {FIX}",
+                          value=err)
+
+
+def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
+                      step: float) -> NativeModel:
+    """The native load FMU's model of a configuration (``[export] kind = "loads"``) with its
+    default parameters; ``step`` the default communication step (s).
+
+    Raises
+    ------
+    ExportError
+        A part it does not carry (:func:`load_refusal`), or a map that is not affine.
+    """
+    from .blob import NativeModel
+
+    why = load_refusal(config)
+    if why:
+        raise ExportError(why, value=None)
+    lm = LoadModel(list(bodies), config)
+    m, n, t0 = len(lm.table.inputs), lm.x.size, lm.t0
+
+    def out(u: NDArray, x: NDArray, t: float) -> NDArray:
+        lm.set_input_vector(u)
+        return lm.evaluate(t, lm.motion(), lm.sim_inputs(), x)
+
+    def rate(u: NDArray, x: NDArray, t: float) -> NDArray:
+        lm.set_input_vector(u)
+        q, v, _ = lm.motion()
+        return lm.state_derivative(t, q, v, x, lm.sim_inputs())
+
+    zu, zx = np.zeros(m), np.zeros(n)
+    eu, ex = PROBE * np.eye(m), PROBE * np.eye(n)
+    base, d0 = out(zu, zx, t0), rate(zu, zx, t0)
+    p = base.size
+    cm = np.array([out(e, zx, t0) - base for e in eu]).reshape(m, p).T / PROBE
+    cx = np.array([out(zu, e, t0) - base for e in ex]).reshape(n, p).T / PROBE
+    g = np.array([rate(e, zx, t0) - d0 for e in eu]).reshape(m, n).T / PROBE
+    f = np.array([rate(zu, e, t0) - d0 for e in ex]).reshape(n, n).T / PROBE
+    # the sinusoids: the simulator's own output map, by output name (summed into the sums)
+    sim = lm.sim
+    model = assemble(sim.assembly)
+    omap = sim.output_map
+    if omap is None:
+        raise ExportError(f"the model's linear output map disagrees with its parts; {FIX}",
+                          value=None)
+    rows = {p.name: i for i, p in enumerate(sim.table.outputs)}
+    k = model.omega.size
+    h = np.zeros((len(lm.table.outputs), k), dtype=complex)
+    own = tuple(f"{b}.F_added_mass[" for b in {p.name.split(".")[0]
+                                               for p in lm.table.inputs[:18 * lm.table.n_bodies]})
+    for i, port in enumerate(lm.table.outputs):
+        total = SUM.fullmatch(port.name)
+        if total:  # the sum of the channels
+            body, index = total.group(1, 3)
+            h[i] = sum((omap.h[rows[f"{body}.{ch}{index}"]] for ch in lm.table.channels),
+                       np.zeros(k, dtype=complex))
+        elif port.name in rows and not port.name.startswith(own):
+            # a channel (a force of its own, as in the motion FMU) or a part's output; not
+            # the motion FMU's F_added_mass, which follows its acceleration there
+            h[i] = omap.h[rows[port.name]]
+
+    def sines(t: float) -> NDArray:
+        s, ramp = t - t0, model.ramp_time
+        factor = 1.0 if ramp <= 0.0 or s >= ramp else 0.0 if s <= 0.0 else 0.5 * (
+            1.0 - math.cos(math.pi * s / ramp))
+        return factor * (h @ np.exp(1j * model.omega * t)).real if k else np.zeros(len(h))
+
+    c0 = base - sines(t0)
+    rng = np.random.default_rng(29)
+    ur, xr = rng.standard_normal(m), rng.standard_normal(n)
+    later = t0 + 0.37 * max(model.ramp_time, 1.0)
+    for t in (t0, later, t0 + 3.1 * max(model.ramp_time, 1.0)):
+        _check("outputs", out(ur, xr, t), c0 + cm @ ur + cx @ xr + sines(t))
+    _check("part states' derivative", rate(ur, xr, later), d0 + g @ ur + f @ xr)
+    live = np.flatnonzero(np.any(h != 0.0, axis=1))
+    zk = np.zeros((k, n), dtype=complex)
+    return NativeModel(
+        y0=np.array(lm.x, dtype=float), u0=np.zeros(m), f=f,
+        g=np.concatenate([g, d0[:, None]], axis=1), h0=float(step),
+        fused0=np.zeros((n, n + m + 1)), omega=np.array(model.omega, dtype=float),
+        steady=zk, ramped=(zk, zk, zk) if model.ramp_time > 0.0 and k else None,
+        ramp_time=float(model.ramp_time), t0=float(t0), divergence_limit=DIVERGENCE_LIMIT,
+        c=np.concatenate([cx, cm, c0[:, None]], axis=1), h_rows=live, h=h[live],
+        load=NativeLoad(bodies=lm.table.n_bodies, dt=float(lm.dt)))
+
+
+def load_model_description(bodies: Sequence[HydroData], config: dict[str, Any],
+                           model_name: str, description: str) -> bytes:
+    """The load FMU's model description as the Python load FMU declares it (the same
+    variables, value references, units and dependencies with their kinds)."""
+    from ...runtime.simulator.layout import parameter_table
+    from ..model_description import finalize_model_description
+    from .description import DIMENSIONLESS, variables_description
+
+    parameters = parameter_table(list(bodies), config)
+    table = load_table(list(bodies), config)
+    units = {p.name: (p.unit or DIMENSIONLESS) for p in parameters if p.kind == "Real"}
+    units.update({port.name: port.unit for port in table.inputs + table.outputs})
+    simulation = config.get("simulation", {})
+    keys = {"startTime": "start_time", "stopTime": "stop_time", "stepSize": "output_interval"}
+    return finalize_model_description(
+        variables_description(parameters, table, model_name, description),
+        units=units, dependencies=dict(table.kinds),
+        ranges={p.name: (p.min, p.max) for p in parameters
+                if p.min is not None or p.max is not None},
+        default_experiment={attr: float(simulation[key]) for attr, key in keys.items()
+                            if key in simulation})
