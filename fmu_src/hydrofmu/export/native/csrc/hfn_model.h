@@ -17,7 +17,7 @@
  * affinely with stored derivatives: after a change the runtime rebuilds them, discretises
  * the step and solves (i w I - F) X = forcing again (complex LU) before the next step.
  *
- * Blob layout (version 3, all integers uint32 little-endian, reals IEEE binary64 LE):
+ * Blob layout (version 4, all integers uint32 little-endian, reals IEEE binary64 LE):
  *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
  *     n, m, nout, k, has_ramp, nh, nprod, n_real_par, n_int_par, n_str_par,
  *     scale_par (1 + the index of the Real parameter that scales every sinusoid, the wave
@@ -81,8 +81,10 @@
  *     their data; three zeros: none);
  *   then the panels (hfn_panels.h: nonlinear hydrostatics and Froude-Krylov; u32 count, 0 for
  *     none);
+ *   then the derivative and load-FMU flags (derivative_blob.py: u32 deriv, load; with load,
+ *     u32 bodies and f64 internal step);
  *   then the sections other features append (each a u32 flag, then its data);
- *   last (version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
+ *   last (since version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
  *     anything else, then reads every count through a cursor that checks it against the
  *     bytes left BEFORE allocating, and every index read from the file against its range.
@@ -120,7 +122,7 @@
 #include "hfn_panels.h"
 
 #define HFN_MAGIC "HFMUNAT1"
-#define HFN_VERSION 3u
+#define HFN_VERSION 4u
 #define HFN_TRAILER_TAG "HFCK"
 #define HFN_TRAILER_BYTES 8u
 #define HFN_HEADER_WORDS 12u
