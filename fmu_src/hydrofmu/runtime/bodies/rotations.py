@@ -7,10 +7,10 @@ Conventions (the ones every large-rotation output and input uses):
 - its rate for the angular velocity ``omega`` in **world** axes is
   ``q' = 1/2 [0, omega] * q`` (Hamilton product);
 - the Euler angles are ``(roll, pitch, yaw)`` with ``R = Rz(yaw) Ry(pitch) Rx(roll)``
-  (intrinsic z-y'-x'' Tait-Bryan angles, the marine convention of
-  :func:`hydrofmu.runtime.panels.pose.rotation_matrix` and of ``initial_pose``), pitch in
-  ``[-pi/2, pi/2]``, roll and yaw in ``(-pi, pi]``; at pitch = +-pi/2 (gimbal lock) yaw is
-  reported 0 and roll carries the whole turn about the vertical.
+  (intrinsic z-y'-x'' Tait-Bryan angles, the marine convention of :func:`matrix_from_euler`
+  and of ``initial_pose``), pitch in ``[-pi/2, pi/2]``, roll and yaw in ``(-pi, pi]``; at
+  pitch = +-pi/2 (gimbal lock) yaw is reported 0 and roll carries the whole turn about the
+  vertical.
 
 Run-time module: numpy and the standard library only.
 """

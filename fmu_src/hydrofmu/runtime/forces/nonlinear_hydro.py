@@ -5,8 +5,8 @@ by :mod:`hydrofmu.config.nonlinear`), at every evaluation the compiled panel ker
 (:mod:`hydrofmu.runtime.panels.kernel`) places the mesh at the body's pose (translation
 ``q[0:3]`` of the reference point, rotation ``Rz(yaw) Ry(pitch) Rx(roll)`` of
 ``q[3:6]``, built in C by the kernel's ``hp_body_pose`` as
-:func:`hydrofmu.runtime.panels.pose.rotation_matrix` builds it; the simulator's bodies
-stay in small rotations, for which this is the linear model's rotation to first order),
+:func:`hydrofmu.runtime.bodies.rotations.matrix_from_euler` builds it; the simulator's
+bodies stay in small rotations, for which this is the linear model's rotation to first order),
 cuts it at the free surface (z = 0 for ``"mean"``, the incident wave's elevation for
 ``"instantaneous"``) and integrates the pressure over the wetted part. One kernel call
 per body and evaluation (``hp_body_loads``) gives both pressures and the weight; the two
