@@ -133,6 +133,16 @@ def model_description(bodies: Sequence[HydroData], config: dict[str, Any], model
         from ...runtime.errors import ExportError
 
         raise ExportError(f"duplicated FMU variable names: {duplicated}", value=duplicated)
+    return described(parameters, table, config, model_name, description,
+                     {port.name: list(port.feedthrough) for port in table.outputs})
+
+
+def described(parameters: Sequence[ParameterSpec], table: Any, config: dict[str, Any],
+              model_name: str, description: str, dependencies: dict[str, Any]) -> bytes:
+    """The model description of ``parameters`` and the port ``table`` (a
+    :class:`~hydrofmu.runtime.simulator.layout.Table` or the load FMU's table: ``inputs``
+    and ``outputs``; the native motion and load FMUs' one writer): SI units, ``dependencies`` of each output, the parameters'
+    ranges, the configuration's default experiment, the choice parameters' enumerations."""
     units = {p.name: (p.unit or DIMENSIONLESS) for p in parameters if p.kind == "Real"}
     units.update({port.name: port.unit for port in table.inputs + table.outputs})
     simulation = config.get("simulation", {})
@@ -140,7 +150,7 @@ def model_description(bodies: Sequence[HydroData], config: dict[str, Any], model
     return finalize_model_description(
         variables_description(parameters, table, model_name, description),
         units=units,
-        dependencies={port.name: list(port.feedthrough) for port in table.outputs},
+        dependencies=dependencies,
         ranges={p.name: (p.min, p.max) for p in parameters
                 if p.min is not None or p.max is not None},
         default_experiment={attr: float(simulation[key]) for attr, key in keys.items()

@@ -194,19 +194,8 @@ def load_model_description(bodies: Sequence[HydroData], config: dict[str, Any],
     """The load FMU's model description as the Python load FMU declares it (the same
     variables, value references, units and dependencies with their kinds)."""
     from ...runtime.simulator.layout import parameter_table
-    from ..model_description import finalize_model_description
-    from .description import DIMENSIONLESS, variables_description
+    from .description import described
 
-    parameters = parameter_table(list(bodies), config)
     table = load_table(list(bodies), config)
-    units = {p.name: (p.unit or DIMENSIONLESS) for p in parameters if p.kind == "Real"}
-    units.update({port.name: port.unit for port in table.inputs + table.outputs})
-    simulation = config.get("simulation", {})
-    keys = {"startTime": "start_time", "stopTime": "stop_time", "stepSize": "output_interval"}
-    return finalize_model_description(
-        variables_description(parameters, table, model_name, description),
-        units=units, dependencies=dict(table.kinds),
-        ranges={p.name: (p.min, p.max) for p in parameters
-                if p.min is not None or p.max is not None},
-        default_experiment={attr: float(simulation[key]) for attr, key in keys.items()
-                            if key in simulation})
+    return described(parameter_table(list(bodies), config), table, config, model_name,
+                     description, dict(table.kinds))
