@@ -141,8 +141,9 @@ def described(parameters: Sequence[ParameterSpec], table: Any, config: dict[str,
               model_name: str, description: str, dependencies: dict[str, Any]) -> bytes:
     """The model description of ``parameters`` and the port ``table`` (a
     :class:`~hydrofmu.runtime.simulator.layout.Table` or the load FMU's table: ``inputs``
-    and ``outputs``; the native motion and load FMUs' one writer): SI units, ``dependencies`` of each output, the parameters'
-    ranges, the configuration's default experiment, the choice parameters' enumerations."""
+    and ``outputs``; the native motion and load FMUs' one writer): SI units,
+    ``dependencies`` of each output, the parameters' ranges, the configuration's default
+    experiment, the choice parameters' enumerations."""
     units = {p.name: (p.unit or DIMENSIONLESS) for p in parameters if p.kind == "Real"}
     units.update({port.name: port.unit for port in table.inputs + table.outputs})
     simulation = config.get("simulation", {})
