@@ -37,7 +37,7 @@ PANEL_KERNEL_DIR = PANEL_SOURCE.parent
 C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
              "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_conv.c",
              "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_drift.c", "hfn_catenary.c",
-             "hfn_panels.c", "hfn_deriv.c", "hfn_load.c")
+             "hfn_panels.c", "hfn_deriv.c", "hfn_load.c", "hfn_reader.c")
 #: The headers: the runtime's and the FMI 2.0 standard's.
 HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
            "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_conv.h", "hfn_outputs.h",

@@ -52,16 +52,15 @@ def label_of(value: Any) -> str:
 
 def twin_specs(specs: Sequence[Any]) -> list[Any]:
     """The Integer twin of every String parameter with choices in ``specs``
-    (:class:`~hydrofmu.runtime.parameters.table.ParameterSpec`), in their order."""
-    from .table import ParameterSpec
-
+    (:class:`~hydrofmu.runtime.parameters.table.ParameterSpec`), in their order; each twin
+    of the String's own class."""
     twins = []
     for p in specs:
         if p.kind != "String" or not p.choices:
             continue
         listed = items(p.choices, p.start)
         numbered = ", ".join(f"{i} {c}" for i, c in enumerate(listed, 1))
-        twins.append(ParameterSpec(
+        twins.append(type(p)(
             f"{p.name}{TWIN_SUFFIX}", "Integer", listed.index(label_of(p.start)) + 1, None,
             f"{p.name} as an enumeration ({numbered}); at its start value it leaves "
             f"{p.name} as set", choices=listed, min=1, max=len(listed),

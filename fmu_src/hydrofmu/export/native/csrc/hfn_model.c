@@ -10,91 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A cursor over the blob; bad is set by the first read past its end (and stays set). */
+/* The cursor's reads (hfn_reader.c), under the short names this file uses. */
 typedef hfn_reader reader;
-
-static uint32_t rd_u32(reader *r) {
-    uint32_t v = 0;
-    if (r->left < 4) { r->bad = 1; return 0; }
-    v = (uint32_t)r->p[0] | ((uint32_t)r->p[1] << 8) | ((uint32_t)r->p[2] << 16) |
-        ((uint32_t)r->p[3] << 24);
-    r->p += 4; r->left -= 4;
-    return v;
-}
-
-static double rd_f64(reader *r) {
-    uint64_t v = 0;
-    double d;
-    int i;
-    if (r->left < 8) { r->bad = 1; return 0.0; }
-    for (i = 7; i >= 0; i--) v = (v << 8) | r->p[i];
-    r->p += 8; r->left -= 8;
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
-
-/* count items of size bytes each can still be read: 1, else the cursor is marked bad and
- * 0 (every count read from the file is checked here BEFORE anything is allocated for it). */
-static int rd_fits(reader *r, size_t count, size_t size) {
-    if (r->bad || size == 0 || count > r->left / size) { r->bad = 1; return 0; }
-    return 1;
-}
-
-/* count + 1 zeroed items of size bytes (the + 1 in size_t: no wrap), or NULL (bad set). */
-static void *rd_alloc(reader *r, size_t count, size_t size) {
-    void *a;
-    if (r->bad || count >= ((size_t)-1) / size - 1) { r->bad = 1; return NULL; }
-    a = calloc(count + 1, size);
-    if (!a) r->bad = 1;
-    return a;
-}
-
-static double *rd_array(reader *r, size_t count) {
-    double *a;
-    size_t i;
-    if (!rd_fits(r, count, 8)) return NULL;
-    a = (double *)rd_alloc(r, count, sizeof(double));
-    for (i = 0; a && i < count; i++) a[i] = rd_f64(r);
-    return a;
-}
-
-static uint32_t *rd_u32_array(reader *r, size_t count) {
-    uint32_t *a;
-    size_t i;
-    if (!rd_fits(r, count, 4)) return NULL;
-    a = (uint32_t *)rd_alloc(r, count, sizeof(uint32_t));
-    for (i = 0; a && i < count; i++) a[i] = rd_u32(r);
-    return a;
-}
-
-static char *rd_string(reader *r) {
-    uint32_t len = rd_u32(r);
-    char *s;
-    if (!rd_fits(r, len, 1)) return NULL;
-    s = (char *)rd_alloc(r, len, 1);
-    if (!s) return NULL;
-    memcpy(s, r->p, len);
-    s[len] = '\0';
-    r->p += len; r->left -= len;
-    return s;
-}
-
-/* count strings (each at least its u32 length), the array of count + 1 pointers. */
-static char **rd_strings(reader *r, size_t count) {
-    char **a;
-    size_t i;
-    if (!rd_fits(r, count, 4)) return NULL;
-    a = (char **)rd_alloc(r, count, sizeof(char *));
-    for (i = 0; a && i < count && !r->bad; i++) a[i] = rd_string(r);
-    return a;
-}
-
-/* The cursor's reads for the sections in other files (hfn_reader.h). */
-uint32_t hfn_rd_u32(hfn_reader *r) { return rd_u32(r); }
-double hfn_rd_f64(hfn_reader *r) { return rd_f64(r); }
-void *hfn_rd_alloc(hfn_reader *r, size_t count, size_t size) { return rd_alloc(r, count, size); }
-double *hfn_rd_array(hfn_reader *r, size_t count) { return rd_array(r, count); }
-uint32_t *hfn_rd_u32_array(hfn_reader *r, size_t count) { return rd_u32_array(r, count); }
+#define rd_u32 hfn_rd_u32
+#define rd_f64 hfn_rd_f64
+#define rd_fits hfn_rd_fits
+#define rd_alloc hfn_rd_alloc
+#define rd_array hfn_rd_array
+#define rd_u32_array hfn_rd_u32_array
+#define rd_string hfn_rd_string
+#define rd_strings hfn_rd_strings
 
 /* A dense rows x cols matrix's nonzeros by row (compressed rows, in column order);
  * returns 0, or -1 out of memory. */
