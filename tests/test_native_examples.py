@@ -57,8 +57,24 @@ COSTLY = {"rm3/rm3_moordyn.toml", "f3of/f3of_dt1.toml", "f3of/f3of_dt2.toml",
           "f3of/f3of_dt3.toml"}
 SHORT = 50.0
 
+#: The shipped models the native build refuses today, and the native part each one lacks
+#: (issue 28: the rigid-body kinematics are Python only). Remove an entry when its part
+#: becomes native: the strict xfail then fails, saying so.
+NOT_NATIVE_YET = {
+    "oswec/oswec_survival.toml":
+        "large rotations ([[bodies]] rotations = 'large') are stepped by the Python FMU only",
+}
+
+
+def _param(name: str) -> object:
+    if name in NOT_NATIVE_YET:
+        return pytest.param(name, marks=pytest.mark.xfail(
+            strict=True, raises=ExportError, reason=NOT_NATIVE_YET[name]))
+    return name
+
+
 #: Every shipped model: each builds natively (a refusal fails its test with the reason).
-CONFIGURATIONS = shipped_configurations()
+CONFIGURATIONS = [_param(name) for name in shipped_configurations()]
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +103,7 @@ def test_discovery_leaves_out_only_the_bem_solves() -> None:
     assert left_out and all(name.endswith("_bem.toml") for name in left_out), left_out
     for name in left_out:
         assert is_bem_solve(EXAMPLES / name), name
+    assert set(NOT_NATIVE_YET) <= set(shipped_configurations())
 
 
 @pytest.mark.parametrize("dt", STEPS)
