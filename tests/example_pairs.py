@@ -46,6 +46,14 @@ LINES_TOLERANCE = 1e-9
 #: largest peak, the scale of those terms. Every other output against its own peak.
 ROUNDOFF_ZERO = 1e-12
 
+#: A body's loads that vanish by symmetry but are sums of panel pressures (nonlinear
+#: hydrostatics and Froude-Krylov: terms of ~1e4 N over a float32 STL mesh cancelling to
+#: ~1 N, e.g. a heaving sphere's moments) read the rounding of those sums, which a pose
+#: differing by round-off moves by ~1e-9 N. Such a component, below this share of the
+#: largest of the body's loads ``F_*`` (N and N m alike: a body of metres), is measured
+#: against that share of the largest; every load above it against its own peak.
+PANEL_NOISE_FLOOR = 1e-3
+
 
 def is_bem_solve(path: Path) -> bool:
     """Whether ``path`` is an input of ``hydrofmu bem`` (a ``[bem]`` table), not a model."""
@@ -77,6 +85,8 @@ class Pair:
         self.scheme = found["time_scheme"][0].get("start")
         self.configured = model.config["simulation"]["time_scheme"]
         self.moorings = {m.get("type") for m in model.config.get("moorings", [])}
+        #: a body integrates panel pressures (nonlinear hydrostatics, Froude-Krylov)
+        self.panels = any(b.get("nonlinear") for b in model.config["bodies"])
         self.units = [v[0].get("unit", "") for v in found.values()
                       if v.get("causality") == "output"]
         self.input = pto_input([n for n, v in found.items() if v.get("causality") == "input"])
@@ -103,9 +113,11 @@ def pto_input(inputs: list[str]) -> str:
     return heave[0]
 
 
-def output_scales(ref: dict, units: list[str]) -> np.ndarray:
+def output_scales(ref: dict, units: list[str], panels: bool = False) -> np.ndarray:
     """Every output's scale: its peak in ``ref``, or for an output that is round-off zero
-    the largest peak of its unit (:data:`ROUNDOFF_ZERO`); 1 where all are zero."""
+    the largest peak of its unit (:data:`ROUNDOFF_ZERO`); with panel loads
+    (``panels=True``), a body's loads at least :data:`PANEL_NOISE_FLOOR` of its largest;
+    1 where all are zero."""
     assert len(units) == len(ref["names"])
     peak = np.max(np.abs(np.array(ref["rows"])), axis=0)
     scale = peak.copy()
@@ -113,13 +125,19 @@ def output_scales(ref: dict, units: list[str]) -> np.ndarray:
         mine = np.array([u == unit for u in units])
         top = peak[mine].max()
         scale[mine & (peak <= ROUNDOFF_ZERO * top)] = top
+    if panels:
+        bodies = {n.split(".")[0] for n in ref["names"] if ".F_" in n}
+        for body in bodies:
+            loads = np.array([n.startswith(f"{body}.F_") for n in ref["names"]])
+            scale[loads] = np.maximum(scale[loads], PANEL_NOISE_FLOOR * peak[loads].max())
     return np.where(scale > 0, scale, 1.0)
 
 
-def scaled_errors(ref: dict, got: dict, units: list[str]) -> np.ndarray:
+def scaled_errors(ref: dict, got: dict, units: list[str], panels: bool = False
+                  ) -> np.ndarray:
     """|native - Python| of every output at every step (rows) over its scale
-    (:func:`output_scales`)."""
+    (:func:`output_scales`; ``panels``: the model integrates panel pressures)."""
     assert ref["names"] == got["names"]
     x, y = np.array(ref["rows"]), np.array(got["rows"])
     assert x.shape == y.shape and np.all(np.isfinite(y))
-    return np.abs(x - y) / output_scales(ref, units)
+    return np.abs(x - y) / output_scales(ref, units, panels)

@@ -123,7 +123,7 @@ def test_example_native_equals_python(name: str, dt: float, built: dict,
         (tmp_path / side).mkdir()
     ref = run(pair.python, pair.input, values, dt, tmp_path / "python")
     got = run(pair.native, pair.input, values, dt, tmp_path / "native")
-    err = scaled_errors(ref, got, pair.units)
+    err = scaled_errors(ref, got, pair.units, pair.panels)
     step, worst = np.unravel_index(np.argmax(err), err.shape)
     print(f"OBSERVED {name} {dt} {pair.scheme} {pair.input} {err.max():.3g} "
           f"{ref['names'][worst]} at {step * dt:g} s")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -92,10 +93,9 @@ def test_the_lines_move_and_pull(moored: tuple[Path, Path], tmp_path: Path) -> N
 
 def test_time_scheme_in_the_description_is_the_file_s(moored: tuple[Path, Path]) -> None:
     """The native FMU says it steps midpoint5 (the scheme of the file), not rk4."""
-    xml = zipfile.ZipFile(moored[1]).read("modelDescription.xml").decode()
-    assert 'name="time_scheme"' in xml
-    head = xml[xml.index('name="time_scheme"'):]
-    assert 'start="midpoint5"' in head[:head.index("</ScalarVariable>")]
+    root = ET.fromstring(zipfile.ZipFile(moored[1]).read("modelDescription.xml"))
+    found = {v.get("name"): v for v in root.find("ModelVariables")}
+    assert found["time_scheme"][0].get("start") == "midpoint5"
 
 
 def test_c_host_runs_the_lines_without_libpython(moored: tuple[Path, Path],
@@ -222,14 +222,19 @@ def test_semi_implicit_schemes_with_drag_equal_python(folder: Path, scheme: str,
 
 
 def test_exact_models_write_an_empty_section() -> None:
-    """A model without lines and without a semi-implicit scheme ends its blob with the
-    empty section (two zero words), as the runtime reads it."""
+    """A model without lines and without a semi-implicit scheme writes the empty section
+    (two zero words), then the empty catenary, drift and panels sections, then the
+    derivative flags, as the runtime reads them."""
     from hydrofmu.export.native.blob import NativeModel
+    from hydrofmu.export.native.derivative_blob import derivative_section
 
     zero = np.zeros
     model = NativeModel(y0=zero(1), u0=zero(0), f=zero((1, 1)), g=zero((1, 1)), h0=0.1,
                         fused0=zero((1, 2)), omega=zero(0), steady=zero((0, 1), complex),
                         ramped=None, ramp_time=0.0, t0=0.0, divergence_limit=1e12,
                         c=zero((1, 2)), h_rows=np.zeros(0, int), h=zero((0, 0), complex))
-    # before the trailer: tunables 0, convolution 0, stages 0, semi-implicit 0, line parts 0
-    assert check_seal(write_blob(model)).endswith(b"\x00" * 20)
+    # tunables 0, convolution 0, stages 0, semi-implicit 0, line parts 0; catenary 0,
+    # drift (nd, has_current, ntables) 0, panels 0; then the derivative and load flags
+    tail = derivative_section(model)
+    assert tail[4:8] == b"\x00" * 4  # not a load FMU
+    assert check_seal(write_blob(model)).endswith(b"\x00" * 40 + tail)
