@@ -8,6 +8,7 @@ least squares with ``K_ss(s=0) = 0``; real modal realisation per entry. See
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -255,6 +256,31 @@ def coupled_groups(mask: NDArray[np.bool_]) -> list[list[int]]:
     return groups
 
 
+def pick_order(orders: Any, fit_at: Callable[[int], Any], fixed: bool, tolerance: float,
+               margin_of: Callable[[Any], float] | None) -> tuple[Any, EntryFit | None]:
+    """The order ladder of a group's fit (kernel and impedance): ``(fits, None)`` at the
+    first order within ``tolerance`` whose ``margin_of`` is not negative (else the largest
+    margin; the first order when ``fixed``), or ``(best, worst entry)`` when none is."""
+    best: dict[tuple[int, int], EntryFit] = {}
+    accepted: tuple[float, dict[tuple[int, int], EntryFit]] | tuple[()] = ()
+    for r in orders:
+        fits = fit_at(r)
+        worst = max(f.irf_error for f in fits.values())
+        if fixed:
+            return fits, None
+        if worst <= tolerance:
+            margin = margin_of(fits) if margin_of is not None else 0.0
+            if not accepted or margin > accepted[0]:
+                accepted = (margin, fits)
+            if margin >= 0.0:
+                break
+        if not best or worst < max(f.irf_error for f in best.values()):
+            best = fits
+    if accepted:
+        return accepted[1], None
+    return best, max(best.values(), key=lambda f: f.irf_error)
+
+
 def fit_group(
     t: NDArray[np.float64], ksym: NDArray[np.float64], pairs: list[tuple[int, int]], *,
     tolerance: float, max_order: int, order: int | None, omega_max: float,
@@ -293,9 +319,8 @@ def fit_group(
     svd = (u, sv, vt, np.vstack(h1))
     # from 2 states (one complex pair: the oscillating kernel), or 1 if that is the limit
     orders = [order] if order is not None else range(min(2, max_order), max_order + 1)
-    best: dict[tuple[int, int], EntryFit] = {}
-    accepted: tuple[float, dict[tuple[int, int], EntryFit]] | tuple[()] = ()
-    for r in orders:
+
+    def fit_at(r: int) -> dict[tuple[int, int], EntryFit]:
         poles, notes = _stabilise(_era_poles(svd, delta, r))
         a, b = modal_matrices(poles)
         basis = modal_basis(t, poles)
@@ -306,20 +331,11 @@ def fit_group(
             err = float(np.linalg.norm(basis @ c - kv) / np.linalg.norm(kv))
             fits[(i, j)] = EntryFit(row=i, col=j, poles=poles, a=a, b=b, c=c,
                                     irf_error=err, notes=tuple(notes))
-        worst = max(f.irf_error for f in fits.values())
-        if order is not None:
-            return fits
-        if worst <= tolerance:
-            margin = margin_of(fits) if margin_of is not None else 0.0
-            if not accepted or margin > accepted[0]:
-                accepted = (margin, fits)
-            if margin >= 0.0:
-                break
-        if not best or worst < max(f.irf_error for f in best.values()):
-            best = fits
-    if accepted:
-        return accepted[1]
-    bad = max(best.values(), key=lambda f: f.irf_error)
+        return fits
+
+    fits, bad = pick_order(orders, fit_at, order is not None, tolerance, margin_of)
+    if bad is None:
+        return fits
     raise HydroDataError(
         f"state-space radiation: entry {entry_name(bad.row, bad.col)} reaches only "
         f"{bad.irf_error:.3g} relative IRF error with up to {max_order} states, above "

@@ -67,6 +67,7 @@ from .fit import (
     EntryFit,
     entry_name,
     modal_matrices,
+    pick_order,
     transfer_basis,
 )
 
@@ -274,25 +275,14 @@ def fit_group_impedance(
     weights = [entry_weights(w, kw, i, j) for i, j in pairs]
     responses = np.column_stack([kw[:, i, j] for i, j in pairs])
     orders = [order] if order is not None else order_ladder(max_order)
-    best: dict[tuple[int, int], EntryFit] = {}
-    accepted: tuple[float, dict[tuple[int, int], EntryFit]] | tuple[()] = ()
-    for r in orders:
-        poles = vector_fit_poles(w, responses, weights, max(1, r // 2))
-        fits = _entry_fits(w, kw, pairs, poles)
-        worst = max(f.irf_error for f in fits.values())
-        if order is not None:
-            return fits
-        if worst <= tolerance:
-            margin = margin_of(fits) if margin_of is not None else 0.0
-            if not accepted or margin > accepted[0]:
-                accepted = (margin, fits)
-            if margin >= 0.0:
-                break
-        if not best or worst < max(f.irf_error for f in best.values()):
-            best = fits
-    if accepted:
-        return accepted[1]
-    bad = max(best.values(), key=lambda f: f.irf_error)
+
+    def fit_at(r: int) -> dict[tuple[int, int], EntryFit]:
+        return _entry_fits(w, kw, pairs, vector_fit_poles(w, responses, weights,
+                                                          max(1, r // 2)))
+
+    fits, bad = pick_order(orders, fit_at, order is not None, tolerance, margin_of)
+    if bad is None:
+        return fits
     raise HydroDataError(
         f"state-space radiation fitted to the impedance: entry {entry_name(bad.row, bad.col)}"
         f" reaches only {bad.irf_error:.3g} RMS relative error of A(w), B(w) with up to "
