@@ -172,13 +172,10 @@ def fuzz(fmu: Path, calls: int, seed: int, tmp: Path, env: dict[str, str] | None
     return json.loads(result.read_text()), proc
 
 
-@pytest.mark.parametrize("seed", [20261126, 7])
-def test_the_runtime_passes_the_oracle_under_sanitizers(unpacked: Path, seed: int,
-                                                        tmp_path: Path) -> None:
-    """20,000 seeded calls on the runtime built with ASan and UBSan (the library loaded by
-    fmpy in Python with libasan preloaded; leaks are checked by the C host's sanitizer
-    tests): every status the oracle's, no sanitizer report, no crash, no hang; the
-    sequence steps, is discarded and refused, restores states and passes foreign ones."""
+def sanitized_fuzz(unpacked: Path, tmp_path: Path, calls: int, seed: int) -> dict:
+    """The oracle's fuzz of ``unpacked`` rebuilt with ASan and UBSan (float-cast-overflow
+    too): ``calls`` seeded calls; no sanitizer report and no mismatch asserted; the
+    driver's counts returned (skipped without gcc)."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc for the sanitizer build")
     libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
@@ -186,10 +183,21 @@ def test_the_runtime_passes_the_oracle_under_sanitizers(unpacked: Path, seed: in
     fmu = runtime_copy(unpacked, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
     env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
            "UBSAN_OPTIONS": "print_stacktrace=1"}
-    out, proc = fuzz(fmu, 20000, seed, tmp_path, env)
+    out, proc = fuzz(fmu, calls, seed, tmp_path, env)
     assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
         proc.stderr[-4000:]
     assert "failure" not in out, out
+    return out
+
+
+@pytest.mark.parametrize("seed", [20261126, 7])
+def test_the_runtime_passes_the_oracle_under_sanitizers(unpacked: Path, seed: int,
+                                                        tmp_path: Path) -> None:
+    """20,000 seeded calls on the runtime built with ASan and UBSan (the library loaded by
+    fmpy in Python with libasan preloaded; leaks are checked by the C host's sanitizer
+    tests): every status the oracle's, no sanitizer report, no crash, no hang; the
+    sequence steps, is discarded and refused, restores states and passes foreign ones."""
+    out = sanitized_fuzz(unpacked, tmp_path, 20000, seed)
     assert out["steps"] > 200 and out["discarded"] > 10 and out["restored"] > 100, out
     assert out["errors"] > 1000 and out["foreign"] > 500, out
     assert out.get("derivatives", 0) > 100, out  # fmi2GetDirectionalDerivative answered
@@ -210,18 +218,8 @@ def test_the_rk_mode_passes_the_oracle_under_sanitizers(model: str, tmp_path: Pa
     looping) under the same oracle and sanitizers: no mismatch, no report, no hang; with
     heave drag, and with drift loads and the drag in a current (the wave height, which
     scales the drift by its square, among the fuzzed parameters)."""
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc for the sanitizer build")
     unpacked_rk = request.getfixturevalue(model)
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    fmu = runtime_copy(unpacked_rk, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
-    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
-           "UBSAN_OPTIONS": "print_stacktrace=1"}
-    out, proc = fuzz(fmu, 10000, 20261126, tmp_path, env)
-    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
-        proc.stderr[-4000:]
-    assert "failure" not in out, out
+    out = sanitized_fuzz(unpacked_rk, tmp_path, 10000, 20261126)
     assert out["steps"] > 100 and out["discarded"] > 5 and out["restored"] > 50, out
 
 
@@ -230,17 +228,7 @@ def test_the_catenary_passes_the_oracle_under_sanitizers(unpacked_catenary: Path
     """The catenary moorings (the C solve at every stage; a line that cannot be solved at
     the fuzz's extreme inputs discards the step) under the same oracle and sanitizers: no
     mismatch, no report, no hang."""
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc for the sanitizer build")
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    fmu = runtime_copy(unpacked_catenary, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
-    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
-           "UBSAN_OPTIONS": "print_stacktrace=1"}
-    out, proc = fuzz(fmu, 10000, 20261126, tmp_path, env)
-    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
-        proc.stderr[-4000:]
-    assert "failure" not in out, out
+    out = sanitized_fuzz(unpacked_catenary, tmp_path, 10000, 20261126)
     assert out["steps"] > 100 and out["discarded"] > 5 and out["restored"] > 50, out
 
 
@@ -249,17 +237,7 @@ def test_the_panels_pass_the_oracle_under_sanitizers(unpacked_panels: Path,
     """Nonlinear hydrostatics and Froude-Krylov (the panel kernel, issue 28) under the same
     oracle and sanitizers: poses from steps up to DBL_MAX and times near 1e300 (a pose the
     kernel refuses makes the step diverge and be refused), no mismatch, no report."""
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc for the sanitizer build")
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    fmu = runtime_copy(unpacked_panels, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
-    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
-           "UBSAN_OPTIONS": "print_stacktrace=1"}
-    out, proc = fuzz(fmu, 5000, 20261128, tmp_path, env)
-    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
-        proc.stderr[-4000:]
-    assert "failure" not in out, out
+    out = sanitized_fuzz(unpacked_panels, tmp_path, 5000, 20261128)
     assert out["steps"] > 50 and out["discarded"] > 2 and out["restored"] > 20, out
 
 
@@ -268,17 +246,7 @@ def test_the_load_fmu_passes_the_oracle_under_sanitizers(unpacked_load: Path,
     """The native load FMU (steps on its grid only, the states carried to the current time
     at every output and derivative, restored states with any times) under the same oracle
     and sanitizers: no mismatch, no report, no hang."""
-    if shutil.which("gcc") is None:
-        pytest.skip("no gcc for the sanitizer build")
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    fmu = runtime_copy(unpacked_load, tmp_path, RUNTIME_DIR, "-g", *SANITIZE)
-    env = {"LD_PRELOAD": libasan, "ASAN_OPTIONS": "detect_leaks=0",
-           "UBSAN_OPTIONS": "print_stacktrace=1"}
-    out, proc = fuzz(fmu, 10000, 20261128, tmp_path, env)
-    assert "runtime error" not in proc.stderr and "Sanitizer" not in proc.stderr, \
-        proc.stderr[-4000:]
-    assert "failure" not in out, out
+    out = sanitized_fuzz(unpacked_load, tmp_path, 10000, 20261128)
     assert out["steps"] > 100 and out["derivatives"] > 50 and out["restored"] > 50, out
 
 
