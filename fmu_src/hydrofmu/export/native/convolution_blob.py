@@ -156,17 +156,24 @@ def _u32(a: NDArray) -> bytes:
     return np.asarray(a, dtype="<u4").tobytes()
 
 
-def scheme_section(conv: NativeConvolution | None, tableau: NativeTableau | None, q: int,
-                   p: int) -> list[bytes]:
-    """The blob's section after the tunables (layout in ``csrc/hfn_model.h``): ``u32
-    has_conv`` and the convolution, then ``u32 stages`` and the tableau (``q`` body DOFs of
-    the Runge-Kutta mode, ``p`` outputs)."""
+def conv_section(conv: NativeConvolution | None, q: int, p: int) -> list[bytes]:
+    """``u32 has_conv`` and the convolution (layout in ``csrc/hfn_model.h``; ``q`` body
+    DOFs, ``p`` outputs): the Runge-Kutta mode's, and the load FMU's (``load_blob.py``)."""
     out = [struct.pack("<I", 0 if conv is None else 1)]
     if conv is not None:
         nc, npair = conv.columns.size, conv.rows.size
         out += [struct.pack("<3I", nc, npair, conv.nk), struct.pack("<d", conv.dt),
                 _u32(conv.columns), _u32(conv.rows), _u32(conv.cols),
                 _f64(conv.kernel, (npair, conv.nk + 2)), _f64(conv.oc, (p, q))]
+    return out
+
+
+def scheme_section(conv: NativeConvolution | None, tableau: NativeTableau | None, q: int,
+                   p: int) -> list[bytes]:
+    """The blob's section after the tunables (layout in ``csrc/hfn_model.h``): ``u32
+    has_conv`` and the convolution, then ``u32 stages`` and the tableau (``q`` body DOFs of
+    the Runge-Kutta mode, ``p`` outputs)."""
+    out = conv_section(conv, q, p)
     if tableau is None:
         out.append(struct.pack("<I", 0))
         return out

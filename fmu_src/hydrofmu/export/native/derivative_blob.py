@@ -13,7 +13,8 @@ elevation (``wave.type = "input"``); such a model is built without the derivativ
 
 Blob section (derivatives / load-FMU data, the last before the trailer): ``u32 deriv``,
 1 when the runtime provides ``fmi2GetDirectionalDerivative``, else 0; ``u32 load``, 1 for
-the load FMU followed by ``u32`` bodies and ``f64`` internal step (s), else 0.
+the load FMU followed by its data (``load_blob.load_section``: ``u32`` bodies, ``f64``
+internal step (s), its convolution radiation), else 0.
 
 Build time only.
 """
@@ -25,6 +26,8 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .load_blob import load_section
 
 if TYPE_CHECKING:
     from .blob import NativeModel
@@ -47,12 +50,12 @@ def derivative_refusal(model: NativeModel) -> str:
 
 def derivative_section(model: NativeModel) -> bytes:
     """The blob's section: ``u32`` 1 when the derivative is provided, else 0; then the load
-    FMU's data (:mod:`~hydrofmu.export.native.load_blob`): ``u32`` 1 and its ``u32`` number
-    of bodies and ``f64`` internal step (s), or ``u32`` 0."""
+    FMU's data (:mod:`~hydrofmu.export.native.load_blob`): ``u32`` 1 and its
+    :func:`~hydrofmu.export.native.load_blob.load_section`, or ``u32`` 0."""
     out = struct.pack("<I", 0 if derivative_refusal(model) else 1)
     if model.load is None:
         return out + struct.pack("<I", 0)
-    return out + struct.pack("<IId", 1, model.load.bodies, model.load.dt)
+    return out + struct.pack("<I", 1) + load_section(model.load, model.c.shape[0])
 
 
 def declare_derivative(xml: bytes, model: NativeModel) -> bytes:

@@ -15,11 +15,19 @@ Each map is checked affine at a seeded random point, ``H`` at three times and ``
 second time, against the load model itself. The runtime (``csrc/hfn_load.c``) carries the
 states along the Hermite motion between communication points as the load model does.
 
-What it carries: hydrostatics, state-space or constant radiation, the excitation of a regular or
-irregular sea, linear viscous damping, linear moorings (:data:`NATIVE_LOAD_KINDS`).
-Everything else is refused, named, with ``--python`` as the way out: convolution radiation
-(its history is not carried natively), the elevation input, quadratic drag, MoorDyn and
-catenary moorings, second-order and nonlinear loads, user parts.
+Convolution radiation is the motion FMU's native convolution (``convolution_blob.py``,
+``csrc/hfn_conv.c``), taken from the same part object: its kernel, its live pairs and its
+grid; the runtime keeps the DOF velocities of the load FMU's velocity INPUT on the grid, as
+the load model commits them (the Hermite motion's velocity at the grid times inside a step,
+the input's at its end), and reads the force on the grid. ``OC``, the outputs of the
+radiation part's force (``F_radiation``, ``F_hydro``, ``F_total`` of its DOF), is checked
+against the load model at a seeded random velocity history.
+
+What it carries: hydrostatics, radiation by convolution, state space or constant
+coefficients, the excitation of a regular or irregular sea, linear viscous damping, linear
+moorings (:data:`NATIVE_LOAD_KINDS`). Everything else is refused, named, with ``--python``
+as the way out: the elevation input, quadratic drag, MoorDyn and catenary moorings,
+second-order and nonlinear loads, user parts.
 
 Build time only.
 """
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -42,12 +51,14 @@ from ...runtime.loads.interface import load_table
 from ...runtime.loads.model import LoadModel
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.layout import part_specs
+from ...runtime.simulator.outputs import map_rows
+from .convolution_blob import NativeConvolution, conv_section, convolution_model, native_convolution
 
 if TYPE_CHECKING:
     from .blob import NativeModel
 
 __all__ = ["NATIVE_LOAD_KINDS", "NativeLoad", "load_model_description", "load_refusal",
-           "native_load_model"]
+           "load_section", "native_load_model"]
 
 #: The parts the native load FMU carries (the PTO force inputs are the importer's).
 NATIVE_LOAD_KINDS = frozenset({"pto_inputs", "hydrostatics", "radiation", "wave_excitation",
@@ -64,13 +75,28 @@ SUM = re.compile(r"(.*)\.(F_hydro|F_total)(\[\d+\])")
 FIX = "build the Python load FMU (hydrofmu build --python, or [export] runtime = 'python')"
 
 
+#: The radiation methods the native load FMU carries.
+METHODS = ("convolution", "state_space", "constant")
+
+
 @dataclass
 class NativeLoad:
     """The load FMU's data in the blob: its number of bodies (their motion inputs come
-    first) and the internal step of the part states' grid (s)."""
+    first), the internal step of the part states' and the radiation history's grid (s) and
+    its convolution radiation (``None`` without)."""
 
     bodies: int
     dt: float
+    conv: NativeConvolution | None = None
+
+
+def load_section(load: NativeLoad, p: int) -> bytes:
+    """The load FMU's data in the blob's last section (``derivative_blob.py``; ``p``
+    outputs): ``u32`` bodies, ``f64`` internal step (s), then ``u32 has_conv`` and the
+    convolution over the 6 N body DOFs (the Runge-Kutta mode's layout, ``csrc/hfn_model.h``)."""
+    q = 6 * load.bodies
+    return b"".join([struct.pack("<Id", load.bodies, load.dt),
+                     *conv_section(load.conv, q, p)])
 
 
 def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
@@ -80,10 +106,9 @@ def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
     if parts:
         reasons.append("user parts")
     method = (config.get("radiation") or {}).get("method")
-    if method not in ("state_space", "constant"):
+    if method not in METHODS:
         reasons.append(f"radiation.method = '{method}' (the native load FMU carries "
-                       "state-space or constant radiation: set radiation.method = "
-                       "'state_space')")
+                       f"{', '.join(METHODS)})")
     if (config.get("wave") or {}).get("type") == "input":
         reasons.append("wave.type = 'input' (the elevation input's filter)")
     if any(any(float(c) != 0.0 for c in b.get("quadratic_damping") or ())
@@ -91,9 +116,9 @@ def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
         reasons.append("quadratic drag (quadratic_damping != 0)")
     if not reasons:
         return ""
-    return ("the native load FMU carries hydrostatics, state-space or constant radiation, a "
-            "regular or "
-            "irregular sea's excitation, linear damping and linear moorings; this model has "
+    return ("the native load FMU carries hydrostatics, radiation (convolution, state space or "
+            "constant), a regular or irregular sea's excitation, linear damping and linear "
+            "moorings; this model has "
             f"{'; '.join(reasons)}. Fix: {FIX}")
 
 
@@ -145,9 +170,12 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
     sim = lm.sim
     model = assemble(sim.assembly)
     omap = sim.output_map
-    if omap is None:
+    if omap is None and model.linear:
         raise ExportError(f"the model's linear output map disagrees with its parts; {FIX}",
                           value=None)
+    # the sinusoid rows: the simulator's checked map, or (a part that is not linear: the
+    # convolution) the same rows of the linear parts' declarations, checked below
+    sim_h = omap.h if omap is not None else map_rows(sim.assembly, model)[1]
     rows = {p.name: i for i, p in enumerate(sim.table.outputs)}
     k = model.omega.size
     h = np.zeros((len(lm.table.outputs), k), dtype=complex)
@@ -157,12 +185,12 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
         total = SUM.fullmatch(port.name)
         if total:  # the sum of the channels
             body, index = total.group(1, 3)
-            h[i] = sum((omap.h[rows[f"{body}.{ch}{index}"]] for ch in lm.table.channels),
+            h[i] = sum((sim_h[rows[f"{body}.{ch}{index}"]] for ch in lm.table.channels),
                        np.zeros(k, dtype=complex))
         elif port.name in rows and not port.name.startswith(own):
             # a channel (a force of its own, as in the motion FMU) or a part's output; not
             # the motion FMU's F_added_mass, which follows its acceleration there
-            h[i] = omap.h[rows[port.name]]
+            h[i] = sim_h[rows[port.name]]
 
     def sines(t: float) -> NDArray:
         s, ramp = t - t0, model.ramp_time
@@ -177,6 +205,8 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
     for t in (t0, later, t0 + 3.1 * max(model.ramp_time, 1.0)):
         _check("outputs", out(ur, xr, t), c0 + cm @ ur + cx @ xr + sines(t))
     _check("part states' derivative", rate(ur, xr, later), d0 + g @ ur + f @ xr)
+    conv = _convolution(lm, out, lambda u, x, t: c0 + cm @ u + cx @ x + sines(t),
+                        (ur, xr, later))
     live = np.flatnonzero(np.any(h != 0.0, axis=1))
     zk = np.zeros((k, n), dtype=complex)
     return NativeModel(
@@ -186,7 +216,46 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
         steady=zk, ramped=(zk, zk, zk) if model.ramp_time > 0.0 and k else None,
         ramp_time=float(model.ramp_time), t0=float(t0), divergence_limit=DIVERGENCE_LIMIT,
         c=np.concatenate([cx, cm, c0[:, None]], axis=1), h_rows=live, h=h[live],
-        load=NativeLoad(bodies=lm.table.n_bodies, dt=float(lm.dt)))
+        load=NativeLoad(bodies=lm.table.n_bodies, dt=float(lm.dt), conv=conv))
+
+
+def _convolution(lm: LoadModel, out: Any, affine: Any, point: tuple[NDArray, NDArray, float]
+                 ) -> NativeConvolution | None:
+    """The load model's convolution radiation for the runtime (``None`` without): the same
+    part's kernel, every DOF's velocity an input; ``OC`` by the outputs' names (the force
+    in ``F_radiation``, ``F_hydro`` and ``F_total`` of its DOF), checked against the load
+    model with a seeded random history (``out``, the load model's outputs; ``affine``, the
+    assembled map without the convolution; ``point``, where both are compared)."""
+    found = [(p, convolution_model(p)) for p in lm.parts]
+    found = [(p, m) for p, m in found if m is not None]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise ExportError(f"{len(found)} convolution radiation parts; the native load FMU "
+                          f"carries one. Fix: {FIX}", value=len(found))
+    part, model = found[0]
+    names = {port.name: i for i, port in enumerate(lm.table.outputs)}
+    bodies = [port.name.split(".")[0] for port in lm.table.inputs[: 18 * lm.table.n_bodies:18]]
+    oc = np.zeros((len(names), lm.n))
+    for j in range(lm.n):
+        body, dof = bodies[j // 6], j % 6 + 1
+        for channel in ("F_hydro", "F_total", part.channel):
+            oc[names[f"{body}.{channel}[{dof}]"], j] = 1.0
+    if float(model.dt) != float(lm.dt) or model.n != lm.n:
+        raise ExportError(f"the convolution's grid ({model.dt} s, {model.n} DOFs) is not the "
+                          f"load model's ({lm.dt} s, {lm.n} DOFs); {FIX}", value=model.dt)
+    saved = part.get_memory()
+    rng = np.random.default_rng(2929)
+    try:
+        for _ in range(min(model.nk, 7)):
+            model.commit(rng.standard_normal(model.n))
+        u, x, t = point
+        zero = np.zeros(model.n)
+        _check("outputs with a velocity history", out(u, x, t),
+               affine(u, x, t) + oc @ model.force(0.0, 0.0, zero, zero))
+    finally:
+        part.set_memory(saved)
+    return native_convolution(model, np.ones((model.n, 1)), oc)
 
 
 def load_model_description(bodies: Sequence[HydroData], config: dict[str, Any],

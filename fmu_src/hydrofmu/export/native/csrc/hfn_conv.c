@@ -19,10 +19,15 @@ int hfn_conv_alloc(instance *c) {
     return c->conv_work ? 0 : -1;
 }
 
-/* The velocities of the history columns at state y into v (nc). */
+/* The velocities of the history columns at state y into v (nc); in the load FMU y is the
+ * DOF velocities (nq), its inputs. */
 static void column_velocities(const instance *c, const double *y, double *v) {
     const hfn_model *md = &c->md;
     uint32_t ci, j, n = md->n;
+    if (md->load) {
+        for (ci = 0; ci < md->conv_nc; ci++) v[ci] = y[md->conv_dof[ci]];
+        return;
+    }
     for (ci = 0; ci < md->conv_nc; ci++) {
         const double *row = md->V + (size_t)md->conv_dof[ci] * n;
         double s = 0.0;
@@ -54,7 +59,7 @@ static void grid_sums(instance *c) {
     }
 }
 
-void hfn_conv_push(instance *c, const double *y) {
+void hfn_conv_record(instance *c, const double *y, int sums) {
     const hfn_model *md = &c->md;
     uint32_t ci, nk = md->conv_nk;
     size_t pos, stride = 2 * (size_t)nk;
@@ -67,16 +72,20 @@ void hfn_conv_push(instance *c, const double *y) {
         c->d.conv_hist[ci * stride + pos] = v[ci];
         c->d.conv_hist[ci * stride + pos + nk] = v[ci];
     }
-    grid_sums(c);
+    if (sums) grid_sums(c);
 }
 
-void hfn_conv_start(instance *c) {
+void hfn_conv_push(instance *c, const double *y) { hfn_conv_record(c, y, 1); }
+
+void hfn_conv_restart(instance *c, const double *y) {
     const hfn_model *md = &c->md;
     if (!md->has_conv) return;
     memset(c->d.conv_hist, 0, 2 * (size_t)md->conv_nc * md->conv_nk * sizeof(double));
     *c->d.conv_pos = 0.0;
-    hfn_conv_push(c, c->d.x);
+    hfn_conv_push(c, y);
 }
+
+void hfn_conv_start(instance *c) { hfn_conv_restart(c, c->d.x); }
 
 void hfn_conv_step_start(instance *c, double sn, const double *y) {
     c->conv_sn = sn;
@@ -124,18 +133,20 @@ const double *hfn_conv_force(instance *c, double s, const double *y) {
     return f;
 }
 
-void hfn_conv_outputs(instance *c, double s) {
+void hfn_conv_outputs_at(instance *c, double s, const double *y, double *out) {
     const hfn_model *md = &c->md;
     const double *f;
     uint32_t i, j;
-    hfn_conv_step_start(c, s, c->d.x); /* the outputs' context: sn = s, vn = v */
-    f = hfn_conv_force(c, s, c->d.x);
+    hfn_conv_step_start(c, s, y); /* the outputs' context: sn = s, vn = v */
+    f = hfn_conv_force(c, s, y);
     for (i = 0; i < md->nout; i++) {
         double sum = 0.0;
         for (j = md->oc_ptr[i]; j < md->oc_ptr[i + 1]; j++) sum += md->oc_val[j] * f[md->oc_idx[j]];
-        c->d.out[i] += sum;
+        out[i] += sum;
     }
 }
+
+void hfn_conv_outputs(instance *c, double s) { hfn_conv_outputs_at(c, s, c->d.x, c->d.out); }
 
 int hfn_conv_consistent(const hfn_model *md, const dyn_view *v) {
     double pos;

@@ -27,14 +27,22 @@ HFN_HIDDEN size_t hfn_conv_state_size(const hfn_model *md);
 HFN_HIDDEN int hfn_conv_alloc(instance *c);
 /* Rest before the start and the velocity of the state c->d.x at the first grid time. */
 HFN_HIDDEN void hfn_conv_start(instance *c);
+/* Rest before the start and the velocity of y at the first grid time (hfn_conv_start's
+ * with any y; the load FMU's: its DOF velocities). */
+HFN_HIDDEN void hfn_conv_restart(instance *c, const double *y);
 /* The velocity of state y at a new grid time (an internal step accepted on the grid). */
 HFN_HIDDEN void hfn_conv_push(instance *c, const double *y);
+/* hfn_conv_push, the grid sums updated only when sums is 1 (the load FMU pushes a step's
+ * samples and sums once). In the load FMU, y is the nq DOF velocities (its inputs). */
+HFN_HIDDEN void hfn_conv_record(instance *c, const double *y, int sums);
 /* The internal step starts sn after the newest grid time, at state y. */
 HFN_HIDDEN void hfn_conv_step_start(instance *c, double sn, const double *y);
 /* The DOF forces (nq) at s after the newest grid time, state y, in the current step. */
 HFN_HIDDEN const double *hfn_conv_force(instance *c, double s, const double *y);
 /* out += OC F for the outputs at s after the newest grid time (the state c->d.x). */
 HFN_HIDDEN void hfn_conv_outputs(instance *c, double s);
+/* out += OC F at s after the newest grid time for the state (load FMU: DOF velocities) y. */
+HFN_HIDDEN void hfn_conv_outputs_at(instance *c, double s, const double *y, double *out);
 /* A dynamic state's convolution entries are ones this runtime writes (its ring position). */
 HFN_HIDDEN int hfn_conv_consistent(const hfn_model *md, const dyn_view *v);
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hfn_conv.h"
 #include "hfn_outputs.h"
 #include "hfn_tunables.h"
 #include "hfn_waves.h"
@@ -16,11 +17,29 @@ size_t hfn_load_state_size(const hfn_model *md) {
 
 /* work: k1..k4, the stage state, the advanced state, its derivative (7 n); the stage's
  * input vector and the Hermite pose and velocity (m + 1 + 2 nq); a gap (m + 1); the current
- * (or the seed's) motion rows (3 nq); then zeros, never written (3 nq + m + n + 1). */
+ * (or the seed's) motion rows (3 nq); then zeros, never written (3 nq + m + n + 1); the
+ * Hermite pose and velocity of a history sample (2 nq); the convolution's state saved
+ * while the outputs read it advanced (hfn_conv_state_size). */
 #define ROWS(md) (7 * (size_t)(md)->n + 2 * ((size_t)(md)->m + 1) + 2 * (size_t)NQ(md))
 #define ZEROS(md) (ROWS(md) + 3 * (size_t)NQ(md))
+#define SAMPLE(md) (ZEROS(md) + 3 * (size_t)NQ(md) + (md)->m + (md)->n + 1)
+#define SAVED(md) (SAMPLE(md) + 2 * (size_t)NQ(md))
 size_t hfn_load_work_size(const hfn_model *md) {
-    return md->load ? ZEROS(md) + 3 * (size_t)NQ(md) + md->m + md->n + 1 : 0;
+    return md->load ? SAVED(md) + hfn_conv_state_size(md) : 0;
+}
+
+/* Advance the part states (ADV_STATES) and push the radiation history (ADV_CONV). */
+enum { ADV_STATES = 1, ADV_CONV = 2 };
+
+/* The convolution's part of the dynamic state (position, history, grid sums: one run of
+ * the block) saved into the work, or restored from it. */
+static void conv_keep(instance *c, int restore) {
+    const hfn_model *md = &c->md;
+    double *saved = c->load_work + SAVED(md);
+    size_t size = hfn_conv_state_size(md) * sizeof(double);
+    if (!size) return;
+    if (restore) memcpy(c->d.conv_pos, saved, size);
+    else memcpy(saved, c->d.conv_pos, size);
 }
 
 int hfn_load_consistent(const hfn_model *md, const double *load) {
@@ -99,19 +118,27 @@ static double step_limit(const instance *c) {
 }
 
 /* The states from the committed sample (x0 there) to t: one RK4 step per internal step
- * along the Hermite motion (LoadModel._rk4), into xa; 0, or -1 when t is not a whole number
- * of internal steps after it. */
+ * along the Hermite motion (LoadModel._rk4), into xa (what & ADV_STATES); the velocities at
+ * the grid times after the sample pushed into the radiation history, the Hermite motion's
+ * inside, the end's at t (what & ADV_CONV; the history is changed, the caller keeps it);
+ * 0, or -1 when t is not a whole number of internal steps after it (nothing changed). */
 static int advance(instance *c, const motion_path *mp0, const double *x0, double t,
-                   double *xa) {
+                   double *xa, int what) {
     const hfn_model *md = &c->md;
     const double *load = c->d.load;
-    uint32_t n = md->n, i;
+    uint32_t n = what & ADV_STATES ? md->n : 0u, i, nq = NQ(md);
+    int conv = (what & ADV_CONV) && md->has_conv;
     double *k1 = c->load_work, *k2 = k1 + n, *k3 = k2 + n, *k4 = k3 + n, *y = k4 + n;
+    double *sq = c->load_work + SAMPLE(md), *sv = sq + nq;
     double kk, h, t_last = load[1];
     long k, j;
     motion_path mp = *mp0;
-    memcpy(xa, x0, n * sizeof(double));
-    if (load[0] == 0.0 || !n) return 0; /* no sample committed: the parts at rest */
+    memcpy(xa, x0, md->n * sizeof(double));
+    if (load[0] == 0.0) { /* no sample committed: the parts at rest, the history from now */
+        if (conv) hfn_conv_restart(c, mp0->s1 + nq);
+        return 0;
+    }
+    if (!n && !conv) return 0;
     kk = (t - t_last) / md->load_dt;
     /* at most the step limit (a restored state's times are any finite numbers) */
     if (!(kk >= 0.5 && kk <= step_limit(c))) return -1;
@@ -122,6 +149,11 @@ static int advance(instance *c, const motion_path *mp0, const double *x0, double
     for (j = 1; j <= k; j++) {
         double ta = (double)(j - 1) * h / (double)k, tb = (double)j * h / (double)k;
         double hh = tb - ta;
+        if (conv) { /* the sample at tb: the Hermite motion's inside, the end's at t */
+            if (j < k) hermite(nq, h, mp.s0, mp.s1, tb, sq, sv);
+            hfn_conv_record(c, j < k ? sv : mp.s1 + nq, j == k);
+        }
+        if (!n) continue;
         state_rate(c, &mp, ta, xa, k1);
         for (i = 0; i < n; i++) y[i] = xa[i] + hh / 2 * k1[i];
         state_rate(c, &mp, ta + hh / 2, y, k2);
@@ -153,7 +185,11 @@ void hfn_load_outputs(instance *c) {
     double *rows = c->load_work + ROWS(md), *out = c->d.out, rf;
     motion_path mp;
     current_path(c, &mp, rows);
-    if (advance(c, &mp, c->d.x, *c->d.time, xa) != 0) return; /* off the grid: kept */
+    conv_keep(c, 0); /* the history is advanced to now for the outputs only */
+    if (advance(c, &mp, c->d.x, *c->d.time, xa, ADV_STATES | ADV_CONV) != 0) {
+        conv_keep(c, 1);
+        return; /* off the grid: kept */
+    }
     hfn_tunables_current(c, 0);
     for (i = 0; i < md->nout; i++) {
         double s = 0.0;
@@ -170,6 +206,8 @@ void hfn_load_outputs(instance *c) {
             out[md->hrows[i]] += rf * hfn_re_dot(md->h_re + (size_t)i * md->k,
                                                  md->h_im + (size_t)i * md->k, c->d.p_re,
                                                  c->d.p_im, md->k);
+    if (md->has_conv) hfn_conv_outputs_at(c, 0.0, rows + NQ(md), out); /* on the grid */
+    conv_keep(c, 1);
     *c->d.dirty = 0.0;
 }
 
@@ -194,7 +232,7 @@ fmi2Status hfn_load_step(instance *c, double t, double h) {
         return fmi2Error;
     }
     current_path(c, &mp, rows);
-    if (advance(c, &mp, c->d.x, *c->d.time, xa) != 0) {
+    if (advance(c, &mp, c->d.x, *c->d.time, xa, ADV_STATES | ADV_CONV) != 0) {
         REFUSE(c, "fmi2DoStep refused: the FMU's time %.17g s is not a whole number of "
                "max_internal_step = %.17g s after its last step (%.17g s)", *c->d.time,
                md->load_dt, load[1]);
@@ -224,6 +262,27 @@ const double *hfn_load_state_derivative(instance *c, const double *du) {
     mp.held = zeros;
     mp.h = 0.0;
     mp.homogeneous = 1;
-    if (advance(c, &mp, zeros, *c->d.time, dxa) != 0) return NULL;
+    if (advance(c, &mp, zeros, *c->d.time, dxa, ADV_STATES) != 0) return NULL;
     return dxa;
+}
+
+void hfn_load_conv_derivative(instance *c, const double *du, double *dy) {
+    const hfn_model *md = &c->md;
+    double *dxa = c->load_work + 6 * (size_t)md->n, *rows = c->load_work + ROWS(md);
+    const double *zeros = c->load_work + ZEROS(md);
+    motion_path mp;
+    if (!md->has_conv) return;
+    /* the force is linear in the history: the seed's history from rest (nothing before the
+     * committed sample), the path from rest to the seed's motion */
+    conv_keep(c, 0);
+    memset(c->d.conv_pos, 0, hfn_conv_state_size(md) * sizeof(double));
+    motion_rows(md, du, rows);
+    mp.s0 = zeros;
+    mp.s1 = rows;
+    mp.held = zeros;
+    mp.h = 0.0;
+    mp.homogeneous = 1;
+    if (advance(c, &mp, zeros, *c->d.time, dxa, ADV_CONV) == 0)
+        hfn_conv_outputs_at(c, 0.0, rows + NQ(md), dy);
+    conv_keep(c, 1);
 }

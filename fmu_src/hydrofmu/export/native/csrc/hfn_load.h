@@ -10,7 +10,11 @@
  * time they are carried from the last committed sample along the quintic Hermite motion
  * between the two points' (pose, velocity, acceleration), one RK4 step per internal step
  * dt, with the parts' inputs of the last committed point held (LoadModel._advance_memory),
- * and nothing is committed. */
+ * and nothing is committed. Convolution radiation (hfn_conv.h, the motion FMU's code): the
+ * DOF velocities on the grid in the ring buffer of the dynamic state, pushed by
+ * fmi2DoStep at the grid times of the step (the Hermite motion's velocity inside, the
+ * input's at its end); the outputs push them as far as the current time on a copy and read
+ * the force on the grid (s = 0). */
 #ifndef HFN_LOAD_H
 #define HFN_LOAD_H
 
@@ -37,5 +41,10 @@ HFN_HIDDEN fmi2Status hfn_load_step(instance *c, double t, double h);
 /* The part states' derivative (at the current time) along the input seed du (m), or NULL
  * when the step from the committed sample is not a whole number of internal steps. */
 HFN_HIDDEN const double *hfn_load_state_derivative(instance *c, const double *du);
+/* dy += the outputs' derivative through the convolution radiation along the input seed du
+ * (m): the velocities pushed into the history since the committed sample, and the current
+ * one, read the motion inputs (nothing when the model has no convolution, or off the
+ * grid, where hfn_load_state_derivative refuses). */
+HFN_HIDDEN void hfn_load_conv_derivative(instance *c, const double *du, double *dy);
 
 #endif

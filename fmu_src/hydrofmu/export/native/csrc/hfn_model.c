@@ -234,16 +234,18 @@ static void read_tunables(hfn_model *md, reader *r) {
             if (md->tun_idx[j] == md->tun_idx[q]) r->bad = 1;
 }
 
-/* The convolution radiation and the explicit Runge-Kutta tableau (the last section). */
-static void read_scheme(hfn_model *md, reader *r) {
+/* The convolution radiation (hfn_conv.h): u32 has_conv, then its data over the nq body
+ * DOFs with the kernel's spacing dt (the Runge-Kutta mode's internal step, or the load
+ * FMU's). */
+static void read_conv(hfn_model *md, reader *r, double dt) {
     uint32_t i, j;
     if (!r->bad) md->has_conv = rd_u32(r);
-    if (!r->bad && (md->has_conv > 1u || (md->has_conv && !md->rk))) r->bad = 1;
+    if (!r->bad && md->has_conv > 1u) r->bad = 1;
     if (!r->bad && md->has_conv) {
         md->conv_nc = rd_u32(r); md->conv_np = rd_u32(r); md->conv_nk = rd_u32(r);
         md->conv_dt = rd_f64(r);
         if (md->conv_nc > md->nq || md->conv_np > (size_t)md->nq * md->nq ||
-            md->conv_nk < 1u || md->conv_nk > 100000000u || !(md->conv_dt == md->dt))
+            md->conv_nk < 1u || md->conv_nk > 100000000u || !(md->conv_dt == dt))
             r->bad = 1;
         md->conv_dof = rd_u32_array(r, md->conv_nc);
         md->conv_row = rd_u32_array(r, md->conv_np);
@@ -261,6 +263,13 @@ static void read_scheme(hfn_model *md, reader *r) {
                                 &md->oc_val) != 0)
             r->bad = 1;
     }
+}
+
+/* The convolution radiation and the explicit Runge-Kutta tableau (the last section). */
+static void read_scheme(hfn_model *md, reader *r) {
+    uint32_t i, j;
+    read_conv(md, r, md->dt);
+    if (!r->bad && md->has_conv && !md->rk) r->bad = 1;
     if (!r->bad) md->stages = rd_u32(r);
     /* 0 in the Runge-Kutta mode: a semi-implicit scheme (the lines section's; checked
      * there) */
@@ -441,6 +450,8 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
             if (r.bad || md->rk || md->nprod || !md->load_nb || md->load_nb > md->m / 18u ||
                 !(isfinite(md->load_dt) && md->load_dt > 0.0))
                 r.bad = 1;
+            md->nq = r.bad ? 0u : 6u * md->load_nb; /* the bodies' DOFs */
+            read_conv(md, &r, md->load_dt); /* its convolution radiation (hfn_load.h) */
         }
     }
     if (r.bad || r.left != 0) {
