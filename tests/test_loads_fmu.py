@@ -268,3 +268,45 @@ def test_an_elevation_input_is_held_over_the_step_as_in_the_motion_fmu(step: flo
         t += step
     # The same filter on the same elevation history: round-off (measured 3e-14).
     assert err <= 1e-12 * peak, err / peak
+
+
+def test_large_rotations_are_refused_by_name(tmp_path: Path) -> None:
+    """A body with rotations = "large" (its pose by a quaternion, which the load FMU's
+    small-rotation pose input cannot carry): the load model and both builds refuse it
+    before any other check, naming the body and the two fixes."""
+    import warnings
+
+    from hydrofmu.config.nonlinear import NonlinearMeshWarning
+    from hydrofmu.export.native import build_native_fmu
+    from panel_meshes import sphere, write_stl
+
+    write_stl(tmp_path / "hull.stl", sphere(5.0, 5))
+    with warnings.catch_warnings():  # the coarse hull's volume is not the data's
+        warnings.simplefilter("ignore", NonlinearMeshWarning)
+        model = hydrofmu.Model.from_dict({  # a valid large-rotation motion model
+            "simulation": {"time_scheme": "rk4", "max_internal_step": 0.05},
+            "wave": {"type": "regular", "height": 2.0, "period": 6.0, "ramp_time": 5.0},
+            "export": {"kind": "loads"},
+            "bodies": [{"name": "body", "hydro": "builtin:sphere", "rotations": "large",
+                        "radiation": "constant", "mesh": "hull.stl",
+                        "nonlinear": "instantaneous"}]}, base_dir=tmp_path)
+    config = copy.deepcopy(model.config)
+    match = r"'body' has rotations = 'large'.*kind = 'motion'.*rotations = 'small'"
+    with pytest.raises(ConfigError, match=match):
+        LoadModel(list(model.bodies), config)
+    for runtime in ("python", "native"):
+        config["export"]["runtime"] = runtime
+        # the Python build checks the model with the FMU's bundled package: its ConfigError
+        with pytest.raises(Exception, match=match) as caught:
+            if runtime == "python":
+                build_fmu(model.bodies, config, tmp_path / "P.fmu", model_name="P")
+            else:
+                build_native_fmu(model.bodies, config, tmp_path / "N.fmu", model_name="N",
+                                 platforms=("linux64",))
+        assert type(caught.value).__name__ == "ConfigError"
+    assert not list(tmp_path.glob("*.fmu"))
+    motion = copy.deepcopy(model.config)
+    motion["export"]["kind"] = "motion"
+    from hydrofmu.runtime.simulator.simulator import Simulator
+
+    Simulator(list(model.bodies), motion)  # the same file's motion model initializes

@@ -166,17 +166,19 @@ def test_a_step_off_the_grid_is_refused(fmus: dict[str, Path]) -> None:
 
 
 def test_what_the_native_load_fmu_does_not_carry_is_refused_by_name() -> None:
-    """The default sphere's convolution radiation (and quadratic drag): the build names them
-    and the way out; auto builds the Python load FMU with that note."""
+    """The default sphere (convolution radiation, carried: test_native_load_conv.py) with
+    the elevation input: the build names it and the way out; auto builds the Python load
+    FMU with that note."""
     model = hydrofmu.Model.default()
     config = copy.deepcopy(model.config)
     config["export"]["kind"] = "loads"
-    config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
+    assert choose_runtime(model.bodies, config).native
+    config["wave"] = {"type": "input", "ramp_time": 5.0}
     choice = choose_runtime(model.bodies, config)
     assert not choice.native
-    assert "radiation.method = 'convolution'" in choice.note
-    assert "quadratic drag" in choice.note and "--python" in choice.note
-    with pytest.raises(ExportError, match="state-space or constant radiation"):
+    assert "wave.type = 'input'" in choice.note and "--python" in choice.note
+    assert "convolution" not in choice.note.split("this model has")[1]
+    with pytest.raises(ExportError, match=r"wave\.type = 'input'"):
         choose_runtime(model.bodies, config, requested="native")
 
 

@@ -97,6 +97,21 @@ def unpacked_load(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def unpacked_load_conv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sphere's native load FMU with convolution radiation (the velocity history in its
+    state, pushed along the Hermite motion; a 5 s kernel on a 0.05 s grid), unpacked."""
+    folder = tmp_path_factory.mktemp("oracle_load_conv")
+    bodies, config = default_config(radiation={"method": "convolution", "irf_duration": 5.0},
+                                    simulation={"max_internal_step": 0.05})
+    config["export"]["kind"] = "loads"
+    fmu = build_native_fmu(bodies, config, folder / "Sphere.fmu", model_name="Sphere",
+                           platforms=("linux64",))
+    target = folder / "unpacked"
+    zipfile.ZipFile(fmu).extractall(target)
+    return target
+
+
+@pytest.fixture(scope="module")
 def unpacked_rk(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same with heave drag: stepped in the Runge-Kutta mode (rk4, 0.01 s)."""
     return _unpacked(tmp_path_factory.mktemp("oracle_rk"), drag=True)
@@ -248,6 +263,15 @@ def test_the_load_fmu_passes_the_oracle_under_sanitizers(unpacked_load: Path,
     and sanitizers: no mismatch, no report, no hang."""
     out = sanitized_fuzz(unpacked_load, tmp_path, 10000, 20261128)
     assert out["steps"] > 100 and out["derivatives"] > 50 and out["restored"] > 50, out
+
+
+def test_the_load_fmu_with_convolution_passes_the_oracle_under_sanitizers(
+        unpacked_load_conv: Path, tmp_path: Path) -> None:
+    """The native load FMU with convolution radiation (its ring buffer pushed by steps and
+    on a kept copy by outputs and derivatives; restored states with any ring position)
+    under the same oracle and sanitizers: no mismatch, no report, no hang."""
+    out = sanitized_fuzz(unpacked_load_conv, tmp_path, 5000, 20261129)
+    assert out["steps"] > 50 and out["derivatives"] > 25 and out["restored"] > 25, out
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))

@@ -311,6 +311,8 @@ def build_native_fmu(
         raise ExportError(f"'{out}' exists; pass overwrite=True to replace it", value=str(out))
     given = (list(bodies), copy.deepcopy(dict(config)))
     bodies, config = payload_model(bodies, copy.deepcopy(dict(config)))
+    if str(config_value(config, "export", "kind")) == "loads":
+        load_refusal(config)  # what no load FMU takes first (joints, large rotations)
     sim = build_simulator(bodies, config)
     why = refusal(sim)
     if why:

@@ -47,7 +47,7 @@ from numpy.typing import NDArray
 from ...runtime.errors import ExportError
 from ...runtime.hydrodata.model import HydroData
 from ...runtime.linear.model import assemble
-from ...runtime.loads.interface import load_table
+from ...runtime.loads.interface import load_table, refused_parts
 from ...runtime.loads.model import LoadModel
 from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.layout import part_specs
@@ -100,7 +100,15 @@ def load_section(load: NativeLoad, p: int) -> bytes:
 
 
 def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
-    """Why the native load FMU cannot carry the model ("" when it can), naming the parts."""
+    """Why the native load FMU cannot carry the model ("" when it can), naming the parts.
+
+    Raises
+    ------
+    ConfigError
+        What no load FMU takes (joints, PTOs, large rotations:
+        :func:`~hydrofmu.runtime.loads.interface.refused_parts`).
+    """
+    refused_parts(config, parts)
     reasons = [k for k in sorted({cls.kind for cls, _ in part_specs(config)})
                if k not in NATIVE_LOAD_KINDS]
     if parts:

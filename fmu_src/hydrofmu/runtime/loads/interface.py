@@ -86,13 +86,25 @@ class LoadTable:
 
 
 def refused_parts(config: dict[str, Any], parts: Sequence[PartSpec] = ()) -> None:
-    """Refuse what belongs to the importer's multibody model: joints and PTOs.
+    """Refuse what belongs to the importer's multibody model (joints and PTOs) and large
+    rotations: the load model's pose input is the small-rotation pose (rotations about the
+    mean pose, the linear model's), while a body with ``rotations = "large"`` has its pose
+    by a quaternion the load model does not take.
 
     Raises
     ------
     ConfigError
         Naming the entries and the fix.
     """
+    large = [str(b.get("name")) for b in config.get("bodies") or []
+             if b.get("rotations") == "large"]
+    if large:
+        raise ConfigError(
+            f"[export] kind = 'loads' takes each body's pose as small rotations about its "
+            f"mean pose, but {', '.join(repr(b) for b in large)} has rotations = 'large' (a "
+            "quaternion pose the load FMU does not take): export kind = 'motion' (the motion "
+            "FMU integrates large rotations), or set rotations = 'small' for the load FMU",
+            value=large)
     kinds = [cls.kind for cls, _ in part_specs(config, parts)]
     bad = sorted({k for k in kinds if k.startswith(("joint.", "pto.linear"))})
     if bad:
