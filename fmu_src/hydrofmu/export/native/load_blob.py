@@ -88,15 +88,18 @@ class NativeLoad:
     bodies: int
     dt: float
     conv: NativeConvolution | None = None
+    exact: bool = False  # time_scheme = "exact": the part states exactly along the motion
 
 
 def load_section(load: NativeLoad, p: int) -> bytes:
     """The load FMU's data in the blob's last section (``derivative_blob.py``; ``p``
     outputs): ``u32`` bodies, ``f64`` internal step (s), then ``u32 has_conv`` and the
-    convolution over the 6 N body DOFs (the Runge-Kutta mode's layout, ``csrc/hfn_model.h``)."""
+    convolution over the 6 N body DOFs (the Runge-Kutta mode's layout, ``csrc/hfn_model.h``),
+    then ``u32`` 1 when the part states are stepped exactly (``time_scheme = "exact"``:
+    :mod:`~hydrofmu.runtime.loads.exact`), else 0."""
     q = 6 * load.bodies
     return b"".join([struct.pack("<Id", load.bodies, load.dt),
-                     *conv_section(load.conv, q, p)])
+                     *conv_section(load.conv, q, p), struct.pack("<I", int(load.exact))])
 
 
 def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
@@ -224,7 +227,8 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
         steady=zk, ramped=(zk, zk, zk) if model.ramp_time > 0.0 and k else None,
         ramp_time=float(model.ramp_time), t0=float(t0), divergence_limit=DIVERGENCE_LIMIT,
         c=np.concatenate([cx, cm, c0[:, None]], axis=1), h_rows=live, h=h[live],
-        load=NativeLoad(bodies=lm.table.n_bodies, dt=float(lm.dt), conv=conv))
+        load=NativeLoad(bodies=lm.table.n_bodies, dt=float(lm.dt), conv=conv,
+                        exact=conv is None and lm.sim.parameters["time_scheme"] == "exact"))
 
 
 def _convolution(lm: LoadModel, out: Any, affine: Any, point: tuple[NDArray, NDArray, float]

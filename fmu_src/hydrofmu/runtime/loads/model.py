@@ -21,7 +21,8 @@ Memory: the radiation history is sampled on the grid ``t0 + k dt`` (``dt`` the p
 number of ``dt``; inside a longer step the samples come from the cubic Hermite
 interpolation of the velocity between the step's two ends (velocity and acceleration at
 both), and the parts' continuous states (state-space radiation, MoorDyn lines) are
-integrated by RK4 on the grid along the quintic Hermite motion. Memory is committed only
+integrated by RK4 on the grid along the quintic Hermite motion (exactly over the step with
+``time_scheme = "exact"``: :mod:`~hydrofmu.runtime.loads.exact`). Memory is committed only
 by ``step``: outputs evaluated for a new input (an importer's iteration) see the samples up
 to the current time with that input as the newest, and change nothing.
 
@@ -43,6 +44,7 @@ from ..parameters.checks import check_parameters
 from ..parts.part import Context, Part
 from ..simulator.layout import PartSpec, parameter_table
 from ..simulator.simulator import Simulator
+from .exact import ExactStates
 from .interface import LoadTable, load_table
 
 __all__ = ["LoadModel", "hermite_motion"]
@@ -114,6 +116,7 @@ class LoadModel:
         self.added_mass = np.array(asm.added)
         self.parts: list[Part] = [p for p in asm.parts if p.active]
         self._stateful = [p for p in asm.parts if p.n_states > 0]
+        self._exact: ExactStates | None = None  # time_scheme = "exact": loads/exact.py
         self._x_offset = 2 * sim.nr  # the parts' state slices follow [q_r, v_r]
         self._rows = asm.channel_rows
         self._part_in = np.array(self.table.part_inputs, dtype=np.intp)
@@ -260,8 +263,10 @@ class LoadModel:
             start, held = self.motion_last, self.u_last
             for j in range(1, k + 1):
                 tau_a, tau_b = (j - 1) * h / k, j * h / k
-                if self._stateful:
+                if self._stateful and self.sim.parameters["time_scheme"] != "exact":
                     self.x = self._rk4(h, start, motion, (tau_a, tau_b), held)
+                elif self._stateful and j == k:  # exact over the step (linear parts: their
+                    self.x = self._exact_step(h, start, motion, held)  # commits read no x)
                 q, v = ((motion[0], motion[1]) if j == k
                         else hermite_motion(h, start, motion, tau_b))
                 ctx = self._context(self.t_last + tau_b, q, v, self.x, held)
@@ -291,6 +296,12 @@ class LoadModel:
         k3 = f(tau_a + h / 2, x + h / 2 * k2)
         k4 = f(tau_b, x + h * k3)
         return x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+    def _exact_step(self, h: float, start: NDArray[np.float64], end: NDArray[np.float64],
+                    u: NDArray[np.float64]) -> NDArray[np.float64]:
+        if self._exact is None:
+            self._exact = ExactStates(self.state_derivative, self.x.size, self.n, self.t0, u)
+        return self._exact.step(self.t_last, h, start, end, u, self.x)
 
     def state_derivative(self, t: float, q: NDArray[np.float64], v: NDArray[np.float64],
                          x: NDArray[np.float64], u: NDArray[np.float64]

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hfn_conv.h"
+#include "hfn_linalg.h"
 #include "hfn_outputs.h"
 #include "hfn_tunables.h"
 #include "hfn_waves.h"
@@ -24,8 +25,18 @@ size_t hfn_load_state_size(const hfn_model *md) {
 #define ZEROS(md) (ROWS(md) + 3 * (size_t)NQ(md))
 #define SAMPLE(md) (ZEROS(md) + 3 * (size_t)NQ(md) + (md)->m + (md)->n + 1)
 #define SAVED(md) (SAMPLE(md) + 2 * (size_t)NQ(md))
+/* time_scheme = "exact": the step its blocks are for, the blocks [Phi | Psi_0..Psi_5]
+ * (n x 7 n), the polynomial's forcing b (6 x n); the exponential's matrix, result and work
+ * (8 (7 n)^2) and its pivots (7 n ints, in doubles never read as such) */
+#define EXACT(md) (SAVED(md) + hfn_conv_state_size(md))
+#define TERMS 6
+#define BIG(md) ((size_t)(TERMS + 1) * (md)->n)
+static size_t exact_size(const hfn_model *md) {
+    return md->load_exact ? 1 + BIG(md) * md->n + TERMS * (size_t)md->n + 8 * BIG(md) * BIG(md)
+                                + BIG(md) : 0;
+}
 size_t hfn_load_work_size(const hfn_model *md) {
-    return md->load ? SAVED(md) + hfn_conv_state_size(md) : 0;
+    return md->load ? EXACT(md) + exact_size(md) : 0;
 }
 
 /* Advance the part states (ADV_STATES) and push the radiation history (ADV_CONV). */
@@ -110,6 +121,88 @@ static void state_rate(instance *c, const motion_path *mp, double tau, const dou
     }
 }
 
+/* Monomial coefficients (s^0..s^5) of the quintic Hermite basis, one row per datum q0,
+ * h v0, h^2 a0, q1, h v1, h^2 a1 (runtime/loads/exact.py HERMITE). */
+static const double HERMITE[6][TERMS] = {
+    {1.0, 0.0, 0.0, -10.0, 15.0, -6.0}, {0.0, 1.0, 0.0, -6.0, 8.0, -3.0},
+    {0.0, 0.0, 0.5, -1.5, 1.5, -0.5},   {0.0, 0.0, 0.0, 10.0, -15.0, 6.0},
+    {0.0, 0.0, 0.0, -4.0, 7.0, -3.0},   {0.0, 0.0, 0.0, 0.5, -1.0, 0.5}};
+
+/* [e^{F h} | Psi_0 | ... | Psi_5] for the step h (ExactStates.phi_blocks): the first block
+ * row of the exponential of [F h, I, 0..; 0, 0, I, ..; ...], Psi_k = h k! phi_{k+1};
+ * cached for the last h. 0, or -1 when the exponential fails. */
+static int exact_blocks(instance *c, double h) {
+    const hfn_model *md = &c->md;
+    uint32_t n = md->n, i, j, k;
+    size_t big = BIG(md);
+    double *at = c->load_work + EXACT(md), *blocks = at + 1;
+    double *w = blocks + big * n + TERMS * (size_t)n, *e = w + big * big, *work = e + big * big;
+    int *ipiv = (int *)(void *)(work + 6 * big * big);
+    double fact = 1.0;
+    if (at[0] == h && h > 0.0) return 0;
+    at[0] = 0.0;
+    memset(w, 0, big * big * sizeof(double));
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) w[i * big + j] = md->F[(size_t)i * n + j] * h;
+    for (k = 0; k < TERMS; k++)
+        for (i = 0; i < n; i++) w[(k * n + i) * big + (k + 1) * n + i] = 1.0;
+    if (hfn_expm((int)big, w, e, work, ipiv) != 0) return -1;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < big; j++) blocks[i * big + j] = e[i * big + j];
+    for (k = 0; k < TERMS; k++) {
+        if (k) fact *= (double)k;
+        for (i = 0; i < n; i++)
+            for (j = 0; j < n; j++) blocks[i * big + (k + 1) * n + j] *= h * fact;
+    }
+    at[0] = h;
+    return 0;
+}
+
+/* The states h after x0 exactly along the Hermite motion of mp (held inputs, constant
+ * unless homogeneous) into xa (ExactStates.step); 0, or -1 (the exponential failed). */
+static int exact_states(instance *c, const motion_path *mp, double h, const double *x0,
+                        double *xa) {
+    const hfn_model *md = &c->md;
+    uint32_t n = md->n, m = md->m, nq = NQ(md), i, j, k, r, b;
+    size_t big = BIG(md);
+    double *blocks = c->load_work + EXACT(md) + 1, *bk = blocks + big * n;
+    if (exact_blocks(c, h) != 0) return -1;
+    memset(bk, 0, TERMS * (size_t)n * sizeof(double));
+    for (b = 0; b < md->load_nb; b++)
+        for (i = 0; i < 6; i++) {
+            uint32_t d = 6 * b + i;
+            double data[6], qk[TERMS], vk;
+            data[0] = mp->s0[d]; data[1] = h * mp->s0[nq + d]; data[2] = h * h * mp->s0[2 * nq + d];
+            data[3] = mp->s1[d]; data[4] = h * mp->s1[nq + d]; data[5] = h * h * mp->s1[2 * nq + d];
+            for (k = 0; k < TERMS; k++) {
+                qk[k] = 0.0;
+                for (j = 0; j < 6; j++) qk[k] += HERMITE[j][k] * data[j];
+            }
+            for (k = 0; k < TERMS; k++) {
+                vk = k + 1 < TERMS ? (double)(k + 1) * qk[k + 1] / h : 0.0;
+                for (r = 0; r < n; r++) {
+                    const double *g = md->G + (size_t)r * (m + 1);
+                    bk[(size_t)k * n + r] += g[18 * b + i] * qk[k] + g[18 * b + 6 + i] * vk;
+                }
+            }
+        }
+    for (r = 0; r < n; r++) { /* the held inputs and the constant */
+        const double *g = md->G + (size_t)r * (m + 1);
+        double s = mp->homogeneous ? 0.0 : g[m];
+        for (j = 18 * md->load_nb; j < m; j++) s += g[j] * mp->held[j];
+        bk[r] += s;
+    }
+    for (r = 0; r < n; r++) {
+        const double *row = blocks + (size_t)r * big;
+        double s = 0.0;
+        for (j = 0; j < n; j++) s += row[j] * x0[j];
+        for (k = 0; k < TERMS; k++)
+            for (j = 0; j < n; j++) s += row[(k + 1) * n + j] * bk[(size_t)k * n + j];
+        xa[r] = s;
+    }
+    return 0;
+}
+
 /* The most internal steps one call may take: the Integer parameter
  * max_internal_steps_per_call when the model has it (every build declares it), as the
  * Runge-Kutta mode counts them. */
@@ -121,7 +214,9 @@ static double step_limit(const instance *c) {
  * along the Hermite motion (LoadModel._rk4), into xa (what & ADV_STATES); the velocities at
  * the grid times after the sample pushed into the radiation history, the Hermite motion's
  * inside, the end's at t (what & ADV_CONV; the history is changed, the caller keeps it);
- * 0, or -1 when t is not a whole number of internal steps after it (nothing changed). */
+ * 0, or -1 when t is not a whole number of internal steps after it (nothing changed), -2
+ * when the exact step's exponential fails (time_scheme = "exact": the states exactly over
+ * the whole step, exact_states). */
 static int advance(instance *c, const motion_path *mp0, const double *x0, double t,
                    double *xa, int what) {
     const hfn_model *md = &c->md;
@@ -154,6 +249,11 @@ static int advance(instance *c, const motion_path *mp0, const double *x0, double
             hfn_conv_record(c, j < k ? sv : mp.s1 + nq, j == k);
         }
         if (!n) continue;
+        if (md->load_exact) { /* exact over the whole step (its linear parts' commits read
+                               * no state) */
+            if (j == k && exact_states(c, &mp, h, x0, xa) != 0) return -2;
+            continue;
+        }
         state_rate(c, &mp, ta, xa, k1);
         for (i = 0; i < n; i++) y[i] = xa[i] + hh / 2 * k1[i];
         state_rate(c, &mp, ta + hh / 2, y, k2);
@@ -217,6 +317,7 @@ fmi2Status hfn_load_step(instance *c, double t, double h) {
     double *xa = c->load_work + 5 * (size_t)n, *load = c->d.load;
     double *rows = c->load_work + ROWS(md);
     double kk = h / md->load_dt;
+    int adv;
     motion_path mp;
     if (kk > step_limit(c)) {
         hfn_log(c, fmi2Discard, "logStatusDiscard", "fmi2DoStep refused before any work: a "
@@ -232,7 +333,14 @@ fmi2Status hfn_load_step(instance *c, double t, double h) {
         return fmi2Error;
     }
     current_path(c, &mp, rows);
-    if (advance(c, &mp, c->d.x, *c->d.time, xa, ADV_STATES | ADV_CONV) != 0) {
+    adv = advance(c, &mp, c->d.x, *c->d.time, xa, ADV_STATES | ADV_CONV);
+    if (adv == -2) {
+        REFUSE(c, "fmi2DoStep refused: the matrix exponential of the exact step from %.17g s "
+               "to %.17g s failed (time_scheme = 'exact'); take shorter steps",
+               load[1], *c->d.time);
+        return fmi2Error;
+    }
+    if (adv != 0) {
         REFUSE(c, "fmi2DoStep refused: the FMU's time %.17g s is not a whole number of "
                "max_internal_step = %.17g s after its last step (%.17g s)", *c->d.time,
                md->load_dt, load[1]);

@@ -452,6 +452,9 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
                 r.bad = 1;
             md->nq = r.bad ? 0u : 6u * md->load_nb; /* the bodies' DOFs */
             read_conv(md, &r, md->load_dt); /* its convolution radiation (hfn_load.h) */
+            if (!r.bad) md->load_exact = rd_u32(&r); /* time_scheme = "exact" */
+            if (!r.bad && (md->load_exact > 1u || (md->load_exact && md->has_conv)))
+                r.bad = 1;
         }
     }
     if (r.bad || r.left != 0) {

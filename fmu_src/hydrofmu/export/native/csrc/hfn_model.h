@@ -82,7 +82,9 @@
  *   then the panels (hfn_panels.h: nonlinear hydrostatics and Froude-Krylov; u32 count, 0 for
  *     none);
  *   then the derivative and load-FMU flags (derivative_blob.py: u32 deriv, load; with load,
- *     u32 bodies and f64 internal step);
+ *     u32 bodies and f64 internal step, then u32 has_conv and the convolution as above over
+ *     the 6 N body DOFs, then u32 exact: 1 when the part states are stepped exactly along
+ *     the Hermite motion, time_scheme = "exact");
  *   then the sections other features append (each a u32 flag, then its data);
  *   last (since version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
@@ -191,7 +193,7 @@ typedef struct {
     /* the directional derivative (derivative_blob.py): 1 provided, 0 not */
     uint32_t deriv;
     /* the load FMU (hfn_load.h; load_blob.py): 1, its bodies and internal step (s) */
-    uint32_t load, load_nb;
+    uint32_t load, load_nb, load_exact;
     double load_dt;
 } hfn_model;
 
