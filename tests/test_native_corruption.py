@@ -56,8 +56,8 @@ def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     checks look at), the drift-and-current model (tests/drift_helpers.py), on a catenary
     mooring (rk4: its section's counts and lines), in heave with nonlinear hydrostatics
     and Froude-Krylov on a coarse hull (the panels section: 80 triangles), or as the load
-    FMU, also with convolution radiation (a 2 s kernel on a 0.1 s grid: its section in the
-    load FMU's data, its ring buffer in the state)."""
+    FMU, also with convolution radiation and quadratic drag (a 2 s kernel on a 0.1 s grid:
+    their sections in the load FMU's data, its ring buffer in the state)."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
     if request.param == "drift":  # the drift-and-current section too (33 kB)
@@ -85,10 +85,11 @@ def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     if request.param == "catenary":
         config["moorings"] = [CATENARY]
         config["simulation"]["time_scheme"] = "rk4"
-    if request.param == "loads_conv":
+    if request.param == "loads_conv":  # with quadratic drag: its section too
         bodies, config = default_config(
             radiation={"method": "convolution", "irf_duration": 2.0},
             simulation={"max_internal_step": 0.1})
+        config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
     if request.param.startswith("loads"):  # the load FMU (its blob section, its sample)
         config["export"]["kind"] = "loads"
     fmu = build_native_fmu(bodies, config, folder / "Small.fmu", model_name="Small",

@@ -19,7 +19,14 @@ from hydrofmu.export.fmu import build_fmu
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.build import choose_runtime
 from hydrofmu.runtime.errors import ExportError
-from test_directional_derivative import _check_against_difference, _names, _provides
+from test_directional_derivative import (
+    H_OTHER,
+    _check_against_difference,
+    _names,
+    _provides,
+    central,
+    tolerance,
+)
 
 pytestmark = pytest.mark.fmu
 
@@ -210,3 +217,56 @@ def test_constant_radiation_load_fmu_equals_the_python_one(tmp_path: Path) -> No
     peak = np.max(np.abs(ref), axis=0)
     assert np.all(np.abs(got - ref) <= SAME * peak)
     assert peak[names.index("body.F_radiation[3]")] > 0.0
+
+
+def test_quadratic_drag_load_fmu_equals_the_python_one(tmp_path: Path) -> None:
+    """Quadratic drag (-BQ v |v| on the velocity inputs, evaluated by the runtime) with
+    state-space radiation: the native and Python load FMUs under a seeded motion, every
+    output to 1e-12 of its peak (the same force, summed in another order); the native
+    derivative (-2 BQ |v| on the velocity seed) equals its central difference (the drag is
+    quadratic, so the difference is exact while no velocity changes sign within it). The
+    Python load FMU declares no derivative with drag, the native one does."""
+    bodies, config = default_config(radiation={"method": "state_space"})
+    config["export"]["kind"] = "loads"
+    config["wave"]["ramp_time"] = 1.0
+    config["bodies"][0]["quadratic_damping"] = [2e4, 0.0, 5e4, 0.0, 3e6, 0.0]
+    assert choose_runtime(bodies, config).native
+    native = build_native_fmu(bodies, config, tmp_path / "N.fmu", model_name="N",
+                              platforms=("linux64",))
+    config["export"]["runtime"] = "python"
+    python = build_fmu(bodies, config, tmp_path / "P.fmu", model_name="P")
+    names = _names(native, "output")
+    units = [FmuUnit(native, "dn"), FmuUnit(python, "dp")]
+    rng = np.random.default_rng(13)
+    rows: list[list] = [[], []]
+    try:
+        for _ in range(50):
+            kin = 0.2 * rng.standard_normal(18)
+            for k, unit in enumerate(units):
+                unit.set(KIN, kin)
+                rows[k].append(unit.get(names))
+                unit.do_step(0.05)
+    finally:
+        for unit in units:
+            unit.close()
+    got, ref = np.array(rows[0]), np.array(rows[1])
+    peak = np.max(np.abs(ref), axis=0)
+    assert np.all(np.abs(got - ref) <= SAME * peak)
+    assert peak[names.index("body.F_viscous[3]")] > 0.0
+    assert _provides(native) == "true" and _provides(python) == "false"
+    inputs = _names(native, "input")
+    unit = FmuUnit(native, "drag_jac")
+    try:
+        for _ in range(20):
+            unit.set(KIN, 0.2 * rng.standard_normal(18))
+            unit.do_step(0.05)
+        # every velocity at least twice the difference's step from zero (its sign fixed)
+        speed = rng.choice([-1.0, 1.0], 6) * (2.0 + rng.random(6)) * H_OTHER
+        unit.set([f"body.velocity[{i}]" for i in DOF], speed)
+        jac = unit.jacobian(names, inputs)
+        diff, scale = central(unit, names, inputs)
+    finally:
+        unit.close()
+    bad = np.argwhere(np.abs(jac - diff) > tolerance(scale, jac, inputs))
+    assert bad.size == 0, [(names[i], inputs[j], jac[i, j], diff[i, j]) for i, j in bad[:5]]
+    assert jac[names.index("body.F_viscous[3]"), inputs.index("body.velocity[3]")] < 0.0

@@ -99,10 +99,28 @@ def unpacked_load(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def unpacked_load_conv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sphere's native load FMU with convolution radiation (the velocity history in its
-    state, pushed along the Hermite motion; a 5 s kernel on a 0.05 s grid), unpacked."""
+    state, pushed along the Hermite motion; a 5 s kernel on a 0.05 s grid) and heave drag,
+    unpacked."""
     folder = tmp_path_factory.mktemp("oracle_load_conv")
     bodies, config = default_config(radiation={"method": "convolution", "irf_duration": 5.0},
                                     simulation={"max_internal_step": 0.05})
+    config["export"]["kind"] = "loads"
+    config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]  # and drag
+    fmu = build_native_fmu(bodies, config, folder / "Sphere.fmu", model_name="Sphere",
+                           platforms=("linux64",))
+    target = folder / "unpacked"
+    zipfile.ZipFile(fmu).extractall(target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def unpacked_load_exact(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sphere's native load FMU with state-space radiation stepped exactly along the
+    Hermite motion (time_scheme = "exact": the block exponential cached per step length),
+    unpacked."""
+    folder = tmp_path_factory.mktemp("oracle_load_exact")
+    bodies, config = default_config(radiation={"method": "state_space"},
+                                    simulation={"time_scheme": "exact"})
     config["export"]["kind"] = "loads"
     fmu = build_native_fmu(bodies, config, folder / "Sphere.fmu", model_name="Sphere",
                            platforms=("linux64",))
@@ -272,6 +290,15 @@ def test_the_load_fmu_with_convolution_passes_the_oracle_under_sanitizers(
     under the same oracle and sanitizers: no mismatch, no report, no hang."""
     out = sanitized_fuzz(unpacked_load_conv, tmp_path, 5000, 20261129)
     assert out["steps"] > 50 and out["derivatives"] > 25 and out["restored"] > 25, out
+
+
+def test_the_exact_load_fmu_passes_the_oracle_under_sanitizers(
+        unpacked_load_exact: Path, tmp_path: Path) -> None:
+    """The native load FMU with time_scheme = "exact" (steps of any length on its grid:
+    the exponential rebuilt for each new length, refused when it fails) under the same
+    oracle and sanitizers: no mismatch, no report, no hang."""
+    out = sanitized_fuzz(unpacked_load_exact, tmp_path, 3000, 20261130)
+    assert out["steps"] > 30 and out["derivatives"] > 15 and out["restored"] > 15, out
 
 
 @pytest.mark.parametrize("name", sorted(MUTATIONS))

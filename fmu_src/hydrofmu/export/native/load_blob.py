@@ -23,11 +23,17 @@ the input's at its end), and reads the force on the grid. ``OC``, the outputs of
 radiation part's force (``F_radiation``, ``F_hydro``, ``F_total`` of its DOF), is checked
 against the load model at a seeded random velocity history.
 
+Quadratic drag ``-BQ v |v|`` (the viscous part's coefficients; the maps are probed with them
+set to zero) is evaluated by the runtime on each DOF's velocity input into ``F_viscous``,
+``F_hydro`` and ``F_total`` (``OG``, the Runge-Kutta mode's layout), checked against the
+load model at the random point.
+
 What it carries: hydrostatics, radiation by convolution, state space or constant
-coefficients, the excitation of a regular or irregular sea, linear viscous damping, linear
-moorings (:data:`NATIVE_LOAD_KINDS`). Everything else is refused, named, with ``--python``
-as the way out: the elevation input, quadratic drag, MoorDyn and catenary moorings,
-second-order and nonlinear loads, user parts.
+coefficients, the excitation of a regular or irregular sea, linear and quadratic viscous
+damping (not in a current: the current's drag part), linear moorings
+(:data:`NATIVE_LOAD_KINDS`). Everything else is refused, named, with ``--python`` as the
+way out: the elevation input, a current, MoorDyn and catenary moorings, second-order and
+nonlinear loads, user parts.
 
 Build time only.
 """
@@ -53,6 +59,7 @@ from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.layout import part_specs
 from ...runtime.simulator.outputs import map_rows
 from .convolution_blob import NativeConvolution, conv_section, convolution_model, native_convolution
+from .packing import pack_f64 as _f64
 
 if TYPE_CHECKING:
     from .blob import NativeModel
@@ -89,6 +96,8 @@ class NativeLoad:
     dt: float
     conv: NativeConvolution | None = None
     exact: bool = False  # time_scheme = "exact": the part states exactly along the motion
+    #: quadratic drag: ``BQ`` (6 N,) and the outputs of ``[drag; 0]`` (p, 12 N), or None
+    drag: tuple[NDArray, NDArray] | None = None
 
 
 def load_section(load: NativeLoad, p: int) -> bytes:
@@ -96,10 +105,15 @@ def load_section(load: NativeLoad, p: int) -> bytes:
     outputs): ``u32`` bodies, ``f64`` internal step (s), then ``u32 has_conv`` and the
     convolution over the 6 N body DOFs (the Runge-Kutta mode's layout, ``csrc/hfn_model.h``),
     then ``u32`` 1 when the part states are stepped exactly (``time_scheme = "exact"``:
-    :mod:`~hydrofmu.runtime.loads.exact`), else 0."""
+    :mod:`~hydrofmu.runtime.loads.exact`), else 0; then ``u32`` 1 and the quadratic drag
+    (``f64 BQ[6 N]``, the outputs of ``[drag; 0]``, ``f64 OG[p, 12 N]``: the Runge-Kutta
+    mode's layout), or ``u32`` 0."""
     q = 6 * load.bodies
+    drag = [struct.pack("<I", 0)] if load.drag is None else [
+        struct.pack("<I", 1), _f64(load.drag[0], (q,)), _f64(load.drag[1], (p, 2 * q))]
     return b"".join([struct.pack("<Id", load.bodies, load.dt),
-                     *conv_section(load.conv, q, p), struct.pack("<I", int(load.exact))])
+                     *conv_section(load.conv, q, p), struct.pack("<I", int(load.exact)),
+                     *drag])
 
 
 def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
@@ -122,14 +136,11 @@ def load_refusal(config: dict[str, Any], parts: Sequence[Any] = ()) -> str:
                        f"{', '.join(METHODS)})")
     if (config.get("wave") or {}).get("type") == "input":
         reasons.append("wave.type = 'input' (the elevation input's filter)")
-    if any(any(float(c) != 0.0 for c in b.get("quadratic_damping") or ())
-           for b in config.get("bodies") or []):
-        reasons.append("quadratic drag (quadratic_damping != 0)")
     if not reasons:
         return ""
     return ("the native load FMU carries hydrostatics, radiation (convolution, state space or "
-            "constant), a regular or irregular sea's excitation, linear damping and linear "
-            "moorings; this model has "
+            "constant), a regular or irregular sea's excitation, linear and quadratic damping "
+            "and linear moorings; this model has "
             f"{'; '.join(reasons)}. Fix: {FIX}")
 
 
@@ -159,6 +170,11 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
         raise ExportError(why, value=None)
     lm = LoadModel(list(bodies), config)
     m, n, t0 = len(lm.table.inputs), lm.x.size, lm.t0
+    # the quadratic drag is evaluated by the runtime (below): the maps are probed without it
+    viscous = [p for p in lm.parts if p.kind == "viscous"]
+    drag = [np.array(p.model.quadratic, dtype=float) for p in viscous]
+    for part in viscous:
+        part.model.quadratic[:] = 0.0
 
     def out(u: NDArray, x: NDArray, t: float) -> NDArray:
         lm.set_input_vector(u)
@@ -181,11 +197,9 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
     sim = lm.sim
     model = assemble(sim.assembly)
     omap = sim.output_map
-    if omap is None and model.linear:
-        raise ExportError(f"the model's linear output map disagrees with its parts; {FIX}",
-                          value=None)
     # the sinusoid rows: the simulator's checked map, or (a part that is not linear: the
-    # convolution) the same rows of the linear parts' declarations, checked below
+    # convolution, the drag) the same rows of the linear parts' declarations; both checked
+    # against the load model below
     sim_h = omap.h if omap is not None else map_rows(sim.assembly, model)[1]
     rows = {p.name: i for i, p in enumerate(sim.table.outputs)}
     k = model.omega.size
@@ -218,6 +232,15 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
     _check("part states' derivative", rate(ur, xr, later), d0 + g @ ur + f @ xr)
     conv = _convolution(lm, out, lambda u, x, t: c0 + cm @ u + cx @ x + sines(t),
                         (ur, xr, later))
+    for part, quadratic in zip(viscous, drag, strict=True):
+        part.model.quadratic[:] = quadratic
+    bq = sum(drag, np.zeros(lm.n))
+    og = None
+    if np.any(bq):  # -BQ v |v| on each DOF's velocity input, into F_viscous and the sums
+        og = np.concatenate([_force_rows(lm, "F_viscous"), np.zeros((p, lm.n))], axis=1)
+        v = ur[np.arange(lm.n) // 6 * 18 + 6 + np.arange(lm.n) % 6]
+        _check("outputs with quadratic drag", out(ur, xr, later),
+               c0 + cm @ ur + cx @ xr + sines(later) + og[:, :lm.n] @ (-bq * v * np.abs(v)))
     live = np.flatnonzero(np.any(h != 0.0, axis=1))
     zk = np.zeros((k, n), dtype=complex)
     return NativeModel(
@@ -228,7 +251,21 @@ def native_load_model(bodies: Sequence[HydroData], config: dict[str, Any],
         ramp_time=float(model.ramp_time), t0=float(t0), divergence_limit=DIVERGENCE_LIMIT,
         c=np.concatenate([cx, cm, c0[:, None]], axis=1), h_rows=live, h=h[live],
         load=NativeLoad(bodies=lm.table.n_bodies, dt=float(lm.dt), conv=conv,
-                        exact=conv is None and lm.sim.parameters["time_scheme"] == "exact"))
+                        exact=conv is None and lm.sim.parameters["time_scheme"] == "exact",
+                        drag=None if og is None else (bq, og)))
+
+
+def _force_rows(lm: LoadModel, channel: str) -> NDArray:
+    """The outputs of a part's DOF force, (p, 6 N): its channel, ``F_hydro`` and ``F_total``
+    of the DOF, by the outputs' names."""
+    names = {port.name: i for i, port in enumerate(lm.table.outputs)}
+    bodies = [port.name.split(".")[0] for port in lm.table.inputs[: 18 * lm.table.n_bodies:18]]
+    rows = np.zeros((len(names), lm.n))
+    for j in range(lm.n):
+        body, dof = bodies[j // 6], j % 6 + 1
+        for name in ("F_hydro", "F_total", channel):
+            rows[names[f"{body}.{name}[{dof}]"], j] = 1.0
+    return rows
 
 
 def _convolution(lm: LoadModel, out: Any, affine: Any, point: tuple[NDArray, NDArray, float]
@@ -246,13 +283,7 @@ def _convolution(lm: LoadModel, out: Any, affine: Any, point: tuple[NDArray, NDA
         raise ExportError(f"{len(found)} convolution radiation parts; the native load FMU "
                           f"carries one. Fix: {FIX}", value=len(found))
     part, model = found[0]
-    names = {port.name: i for i, port in enumerate(lm.table.outputs)}
-    bodies = [port.name.split(".")[0] for port in lm.table.inputs[: 18 * lm.table.n_bodies:18]]
-    oc = np.zeros((len(names), lm.n))
-    for j in range(lm.n):
-        body, dof = bodies[j // 6], j % 6 + 1
-        for channel in ("F_hydro", "F_total", part.channel):
-            oc[names[f"{body}.{channel}[{dof}]"], j] = 1.0
+    oc = _force_rows(lm, str(part.channel))
     if float(model.dt) != float(lm.dt) or model.n != lm.n:
         raise ExportError(f"the convolution's grid ({model.dt} s, {model.n} DOFs) is not the "
                           f"load model's ({lm.dt} s, {lm.n} DOFs); {FIX}", value=model.dt)

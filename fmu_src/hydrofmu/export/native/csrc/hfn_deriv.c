@@ -88,7 +88,7 @@ fmi2Status hfn_directional_derivative(instance *c, const fmi2ValueReference unkn
         }
         dy[j] = s;
     }
-    if (md->load) hfn_load_conv_derivative(c, du, dy); /* the radiation history's share */
+    if (md->load) hfn_load_derivative_terms(c, du, dy); /* drag, radiation history */
     for (j = 0; j < md->nprod; j++)
         dy[md->prod_i[j]] = md->prod_c[j] * (dy[md->prod_j[j]] * y[md->prod_l[j]]
                                              + y[md->prod_j[j]] * dy[md->prod_l[j]]);

@@ -203,6 +203,23 @@ static int exact_states(instance *c, const motion_path *mp, double h, const doub
     return 0;
 }
 
+/* out += OG [g; 0] with the drag g = -BQ v |v| at the DOF velocities v (nq), or its
+ * derivative -2 BQ |v| dv along dv when dv is given. */
+static void drag_outputs(const instance *c, const double *v, const double *dv, double *out) {
+    const hfn_model *md = &c->md;
+    uint32_t i, j;
+    for (i = 0; i < md->nout; i++) {
+        double s = 0.0;
+        for (j = md->og_ptr[i]; j < md->og_ptr[i + 1]; j++) {
+            uint32_t d = md->og_idx[j];
+            if (d >= md->nq) continue; /* the excitation's columns: none here */
+            s += md->og_val[j] * (dv ? -2.0 * md->BQ[d] * fabs(v[d]) * dv[d]
+                                     : -md->BQ[d] * v[d] * fabs(v[d]));
+        }
+        out[i] += s;
+    }
+}
+
 /* The most internal steps one call may take: the Integer parameter
  * max_internal_steps_per_call when the model has it (every build declares it), as the
  * Runge-Kutta mode counts them. */
@@ -307,6 +324,7 @@ void hfn_load_outputs(instance *c) {
                                                  md->h_im + (size_t)i * md->k, c->d.p_re,
                                                  c->d.p_im, md->k);
     if (md->has_conv) hfn_conv_outputs_at(c, 0.0, rows + NQ(md), out); /* on the grid */
+    if (md->has_drag) drag_outputs(c, rows + NQ(md), NULL, out);
     conv_keep(c, 1);
     *c->d.dirty = 0.0;
 }
@@ -374,11 +392,19 @@ const double *hfn_load_state_derivative(instance *c, const double *du) {
     return dxa;
 }
 
-void hfn_load_conv_derivative(instance *c, const double *du, double *dy) {
+void hfn_load_derivative_terms(instance *c, const double *du, double *dy) {
     const hfn_model *md = &c->md;
     double *dxa = c->load_work + 6 * (size_t)md->n, *rows = c->load_work + ROWS(md);
     const double *zeros = c->load_work + ZEROS(md);
     motion_path mp;
+    if (md->has_drag) { /* at the current velocity inputs, along the seed's */
+        double *v = c->load_work + SAMPLE(md), *dv = v + NQ(md);
+        motion_rows(md, c->d.u, rows);
+        memcpy(v, rows + NQ(md), NQ(md) * sizeof(double));
+        motion_rows(md, du, rows);
+        memcpy(dv, rows + NQ(md), NQ(md) * sizeof(double));
+        drag_outputs(c, v, dv, dy);
+    }
     if (!md->has_conv) return;
     /* the force is linear in the history: the seed's history from rest (nothing before the
      * committed sample), the path from rest to the seed's motion */

@@ -41,10 +41,10 @@ HFN_HIDDEN fmi2Status hfn_load_step(instance *c, double t, double h);
 /* The part states' derivative (at the current time) along the input seed du (m), or NULL
  * when the step from the committed sample is not a whole number of internal steps. */
 HFN_HIDDEN const double *hfn_load_state_derivative(instance *c, const double *du);
-/* dy += the outputs' derivative through the convolution radiation along the input seed du
- * (m): the velocities pushed into the history since the committed sample, and the current
- * one, read the motion inputs (nothing when the model has no convolution, or off the
- * grid, where hfn_load_state_derivative refuses). */
-HFN_HIDDEN void hfn_load_conv_derivative(instance *c, const double *du, double *dy);
+/* dy += the outputs' derivative along the input seed du (m) through the quadratic drag
+ * (-2 BQ |v| dv) and the convolution radiation (the velocities pushed into the history
+ * since the committed sample, and the current one, read the motion inputs; nothing off
+ * the grid, where hfn_load_state_derivative refuses). */
+HFN_HIDDEN void hfn_load_derivative_terms(instance *c, const double *du, double *dy);
 
 #endif

@@ -265,6 +265,22 @@ static void read_conv(hfn_model *md, reader *r, double dt) {
     }
 }
 
+/* The load FMU's quadratic drag: u32 has_drag, then BQ[nq] and OG[nout*2nq] (the outputs of
+ * [drag; excitation], the Runge-Kutta mode's arrays and meaning). */
+static void read_load_drag(hfn_model *md, reader *r) {
+    size_t i, size = (size_t)md->nout * 2 * md->nq;
+    if (!r->bad) md->has_drag = rd_u32(r);
+    if (r->bad || md->has_drag > 1u) { r->bad = 1; return; }
+    if (!md->has_drag) return;
+    md->BQ = rd_array(r, md->nq);
+    md->OG = rd_array(r, size);
+    for (i = 0; i < md->nq && !r->bad; i++) if (!isfinite(md->BQ[i])) r->bad = 1;
+    for (i = 0; i < size && !r->bad; i++) if (!isfinite(md->OG[i])) r->bad = 1;
+    if (!r->bad && csr_rows(md->OG, md->nout, 2 * (size_t)md->nq, &md->og_ptr, &md->og_idx,
+                            &md->og_val) != 0)
+        r->bad = 1;
+}
+
 /* The convolution radiation and the explicit Runge-Kutta tableau (the last section). */
 static void read_scheme(hfn_model *md, reader *r) {
     uint32_t i, j;
@@ -455,6 +471,7 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
             if (!r.bad) md->load_exact = rd_u32(&r); /* time_scheme = "exact" */
             if (!r.bad && (md->load_exact > 1u || (md->load_exact && md->has_conv)))
                 r.bad = 1;
+            read_load_drag(md, &r); /* its quadratic drag (hfn_load.h) */
         }
     }
     if (r.bad || r.left != 0) {

@@ -84,7 +84,8 @@
  *   then the derivative and load-FMU flags (derivative_blob.py: u32 deriv, load; with load,
  *     u32 bodies and f64 internal step, then u32 has_conv and the convolution as above over
  *     the 6 N body DOFs, then u32 exact: 1 when the part states are stepped exactly along
- *     the Hermite motion, time_scheme = "exact");
+ *     the Hermite motion, time_scheme = "exact"), then u32 has_drag and, if 1, BQ[nq] and
+ *     OG[nout*2nq] (its quadratic drag -BQ v|v| on the velocity inputs, as above);
  *   then the sections other features append (each a u32 flag, then its data);
  *   last (since version 3) the trailer: "HFCK" and the u32 CRC-32 (zlib.crc32) of every byte
  *     before the CRC itself. The reader checks the magic, the version and the CRC before
