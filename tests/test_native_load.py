@@ -105,7 +105,8 @@ def test_native_load_fmu_returns_the_motion_fmus_forces(fmus: dict[str, Path]) -
     carried by RK4 along the Hermite motion in the load FMU and by the motion FMU's rk4 of
     the whole state, two fourth-order integrations of one ODE that differ by their
     truncation, (w dt)^4 ~ 1e-8 at the sphere's highest w ~ 10 rad/s (observed 2.8e-9 of
-    the peak, the Python load FMU's too); every other force to rounding."""
+    the peak, the Python load FMU's too; fourth order, and 1e-12 with time_scheme = "exact":
+    test_load_exact.py); every other force to rounding."""
     got = _drive(fmus, 0.01, 301)
     idx = [got["names"].index(f) for f in got["forces"]]
     native, ref = got["native"][:, idx], got["motion"]
