@@ -58,12 +58,9 @@ COSTLY = {"rm3/rm3_moordyn.toml", "f3of/f3of_dt1.toml", "f3of/f3of_dt2.toml",
 SHORT = 50.0
 
 #: The shipped models the native build refuses today, and the native part each one lacks
-#: (issue 28: the rigid-body kinematics are Python only). Remove an entry when its part
-#: becomes native: the strict xfail then fails, saying so.
-NOT_NATIVE_YET = {
-    "oswec/oswec_survival.toml":
-        "large rotations ([[bodies]] rotations = 'large') are stepped by the Python FMU only",
-}
+#: (none since the large rotations are native: bodies_blob.py). Remove an entry when its
+#: part becomes native: the strict xfail then fails, saying so.
+NOT_NATIVE_YET: dict[str, str] = {}
 
 
 def _param(name: str) -> object:

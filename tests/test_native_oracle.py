@@ -22,6 +22,7 @@ from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.compile import (
+    BODY_KERNEL_DIR,
     C_SOURCES,
     FLAGS,
     LINE_KERNEL_DIR,
@@ -152,7 +153,8 @@ def runtime_copy(unpacked: Path, folder: Path, sources: Path, *flags: str) -> Pa
     shutil.copytree(unpacked, target)
     library = next((target / "binaries" / "linux64").glob("*.so"))  # the model's one
     cmd = ["gcc", "-shared", "-fPIC", *FLAGS, *flags, f"-I{sources}",
-           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", "-o", str(library),
+           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", f"-I{BODY_KERNEL_DIR}", "-o",
+           str(library),
            *(str(sources / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr

@@ -51,8 +51,9 @@ RADIATION_FRAMES: tuple[str, ...] = ("world", "body")
 WHY_NOT_LINEAR = ("a body has rotations = \"large\" (its pose by a quaternion or a reduced "
                   "hinge angle, the Newton-Euler equations with their gyroscopic terms): not "
                   "a linear form; it is stepped by a Runge-Kutta time scheme (rk4, the "
-                  "default) in the Python FMU (build with --python); the native FMU and the "
-                  "exact scheme refuse it: remove rotations = \"large\" for the linear model")
+                  "default), in the Python FMU and in the native FMU (with the linear parts "
+                  "and the nonlinear hydrostatics); the exact scheme refuses it: remove "
+                  "rotations = \"large\" for the linear model")
 
 
 def large_bodies(config: dict[str, Any]) -> list[int]:

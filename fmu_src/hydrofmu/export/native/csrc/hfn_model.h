@@ -188,6 +188,8 @@ typedef struct {
     struct hfn_drift_model_s *drift;
     /* the panels section: nonlinear hydrostatics and Froude-Krylov (NULL: none) */
     hfn_panels_model *panels;
+    /* the large-rotation bodies (hfn_bodies.h; NULL: none), after the panels */
+    struct hfn_bodies_s *bodies;
     /* the directional derivative (derivative_blob.py): 1 provided, 0 not */
     uint32_t deriv;
     /* the load FMU (hfn_load.h; load_blob.py): 1, its bodies and internal step (s) */
