@@ -297,7 +297,7 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
     for block, part in enumerate(order):
         if part is not None:
             extra[part.channel] = extra.get(part.channel, 0.0) + column(block)
-    if not extra:  # pragma: no cover - the mode needs one of them
+    if not extra and sim.large is None:  # pragma: no cover - the mode needs one of them
         raise ExportError("the Runge-Kutta mode without drag, elevation input or lines",
                           value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
