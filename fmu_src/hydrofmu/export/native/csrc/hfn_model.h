@@ -81,6 +81,8 @@
  *     their data; three zeros: none);
  *   then the panels (hfn_panels.h: nonlinear hydrostatics and Froude-Krylov; u32 count, 0 for
  *     none);
+ *   then the large-rotation bodies (hfn_bodies.h: the force form and the rigid-body kernel's
+ *     model; u32 count, 0 for none);
  *   then the derivative and load-FMU flags (derivative_blob.py: u32 deriv, load; with load,
  *     u32 bodies and f64 internal step);
  *   then the sections other features append (each a u32 flag, then its data);
