@@ -34,7 +34,8 @@ def test_the_python_fmu_equals_model_simulate(model: hydrofmu.Model, tmp_path: P
     """6 s, every DOF free (the rotation by a quaternion), started at large angles: the
     FMU run by fmpy gives Model.simulate's outputs bit for bit (the same simulator)."""
     ds = model.simulate(6.0, 0.1)
-    fmu = model.build_fmu(tmp_path / "Large.fmu", model_name="LargeSphere")
+    fmu = model.build_fmu(tmp_path / "Large.fmu", model_name="LargeSphere",
+                          native=False)  # the Python FMU (native by default now)
     ref = hydrofmu.simulate_fmu(fmu, stop_time=6.0, output_interval=0.1)
     names = [f"body.quaternion[{i}]" for i in range(1, 5)]
     names += [f"body.pose[{i}]" for i in range(1, 7)] + ["body.F_radiation[5]"]
