@@ -112,3 +112,16 @@ def test_a_large_rotation_model_without_the_library_is_refused(
     bad.write_bytes(b"not a library")
     with pytest.raises(body_kernel.BodyKernelUnavailable, match="does not load"):
         body_kernel.load_library(bad)
+
+
+def test_a_non_finite_state_is_an_integration_error_naming_the_fix() -> None:
+    # In a Python FMU an IntegrationError discards the step with its message (the state
+    # stays at the step's start), as a diverging linear step does.
+    from hydrofmu.runtime.errors import IntegrationError
+
+    sim = dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "mass": 10.0,
+                      "inertia": [1.0, 2.0, 3.0], "rotations": "large", "weightless": True}])
+    y = sim.y.copy()
+    y[sim.part("rigid_body.large_rotation").state_slice.start] = np.nan
+    with pytest.raises(IntegrationError, match="max_internal_step"):
+        sim.large.poses(y)

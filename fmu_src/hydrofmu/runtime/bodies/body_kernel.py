@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import ConfigError
+from ..errors import ConfigError, IntegrationError
 from .body_files import ABI_VERSION, bundled_library, cache_dir, cached_library, reads_cache
 
 Array = NDArray[np.float64]
@@ -203,8 +203,9 @@ class BodyKernel:
                                y.ctypes.data, q.ctypes.data, v.ctypes.data,
                                rot.ctypes.data, dmap.ctypes.data)
         if rc != 0:
-            raise ConfigError(f"a large-rotation body's pose is not finite (state {y.tolist()})",
-                              value=y.tolist())
+            raise IntegrationError(f"a large-rotation body's pose is not finite (state "
+                                   f"{y.tolist()}): the step diverged; take a shorter "
+                                   "max_internal_step", value=y.tolist())
         return Poses(q, v, rot, dmap)
 
     def solve(self, poses: Poses, total: Array) -> tuple[Array, Array, Array]:
@@ -214,7 +215,7 @@ class BodyKernel:
 
         Raises
         ------
-        ConfigError
+        IntegrationError
             The reduced mass matrix is singular, or a result is not finite.
         """
         vr_dot, acc, f_c = np.empty(self.nr), np.empty(self.n), np.empty(self.n)
@@ -224,8 +225,9 @@ class BodyKernel:
                                acc.ctypes.data, f_c.ctypes.data)
         if rc != 0:
             why = "singular" if rc == 3 else "not finite"
-            raise ConfigError(f"the large-rotation equations' reduced mass matrix J^T L J is "
-                              f"{why} (code {rc}) at forces {total.tolist()}", value=rc)
+            raise IntegrationError(f"the large-rotation equations' reduced mass matrix J^T L J "
+                                   f"is {why} (code {rc}) at forces {total.tolist()}: check "
+                                   "the bodies' masses and inertias", value=rc)
         return vr_dot, acc, f_c
 
     def turn(self, poses: Poses, x: Array, *, to_body: bool) -> Array:

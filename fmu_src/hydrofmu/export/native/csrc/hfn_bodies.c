@@ -89,8 +89,10 @@ int hfn_bodies_read(hfn_bodies_model **out, struct hfn_reader_s *r, uint32_t N, 
     if (nb == 0u) return 0;
     for (i = 0; i < 6; i++) head[i] = hfn_rd_u32(r);
     n = head[0]; nr = head[1]; g = head[2];
+    /* sizes a model can have (and whose products below cannot wrap a size_t) */
     if (r->bad || nq == 0u || n != nq || nb > n / 6u || nr == 0u || nr > n || 2 * nr > N ||
-        g == 0u || g > 64u) {
+        g == 0u || g > 64u || n > 65536u || N > (1u << 20) || m > (1u << 20) ||
+        k > (1u << 20)) {
         snprintf(err, err_size, "resources/model.bin: %u large-rotation bodies of %u DOFs, %u "
                  "reduced coordinates, %u force groups for %u states and %u DOFs (the "
                  "Runge-Kutta mode steps them); rebuild the FMU with hydrofmu build",
