@@ -9,7 +9,8 @@ rigid-body kernel as the Python FMU, so both FMUs give the same outputs.
   hydrostatics on its mesh, state-space radiation in its body axes (radiation states turned
   with it) and a regular wave: native equals Python to 1e-10 of each output's scale, and
   a rollback (get, set and serialized FMU state) gives the same outputs bit for bit;
-- what stays refused is named (a quadratic drag with large rotations).
+- quadratic drag in world and in body axes natively equal to Python;
+- what stays refused is named (a catenary mooring with large rotations).
 """
 
 from __future__ import annotations
@@ -132,11 +133,40 @@ def test_spinning_sphere_natively_equals_python(spinning: tuple, dt: float,
     assert np.ptp(yaw) > 1.0  # it spins: yaw turns by more than 1 rad
 
 
-def test_quadratic_drag_with_large_rotations_is_refused_by_name(tmp_path: Path) -> None:
+@pytest.mark.parametrize("frame", ["world", "body"])
+def test_quadratic_drag_natively_equals_python(frame: str, tmp_path: Path) -> None:
+    """A free body spinning down under quadratic drag in every DOF (in world axes, or in
+    its body axes with radiation_frame = "body": the velocity turned before, the force
+    after), launched with a heave PTO force changing every step."""
     sim = dry_model([{"name": "b", "reference": [0.0, 0.0, 0.0], "weightless": True,
                       "mass": 500.0, "inertia": INERTIA.tolist(), "rotations": "large",
-                      "quadratic_damping": [1.0e3, 1.0e3, 1.0e3, 0.0, 0.0, 0.0]}])
-    with pytest.raises(ExportError, match=r'rotations = "large".*viscous'):
+                      "radiation_frame": frame,
+                      "quadratic_damping": [50.0, 80.0, 100.0, 400.0, 600.0, 900.0],
+                      "initial_velocity": [0.5, 0.0, 0.0, *W0]}], dt=0.01)
+    python, native = _pair(sim.bodies, sim.config, tmp_path, "Drag")
+    dt, steps = 0.1, 200
+    values = pto_series(steps, 500.0)
+    for side in ("run_python", "run_native"):
+        (tmp_path / side).mkdir()
+    ref = run(python, "b.F_pto[3]", values, dt, tmp_path / "run_python")
+    got = run(native, "b.F_pto[3]", values, dt, tmp_path / "run_native")
+    err = scaled_errors(ref, got, _units(native))
+    worst = ref["names"][int(np.argmax(err.max(0)))]
+    print(f"OBSERVED drag {frame} {err.max():.3g} {worst}")
+    assert err.max() <= RK_TOLERANCE, (err.max(), worst)
+    drag = np.array(got["rows"])[:, got["names"].index("b.F_viscous[5]")]
+    assert np.ptp(drag) > 10.0  # the drag acts (N m), and is compared
+
+
+def test_catenary_with_large_rotations_is_refused_by_name(tmp_path: Path) -> None:
+    lines = [{"anchor": [150.0 * np.cos(a), 150.0 * np.sin(a), -50.0],
+              "fairlead": [4.6 * np.cos(a), 4.6 * np.sin(a), -2.0], "length": 170.0,
+              "weight": 471.2, "ea": 2.0e8} for a in (0.0, 2.1, 4.2)]
+    sim = dry_model([{"name": "body", "reference": [0.0, 0.0, 0.0], "mass": 1.0e5,
+                      "inertia": [1.0e6] * 3, "weightless": True, "rotations": "large",
+                      "dofs": ["surge", "heave", "pitch"]}],
+                    moorings=[{"type": "catenary", "body": "body", "lines": lines}])
+    with pytest.raises(ExportError, match=r'rotations = "large".*mooring\.catenary'):
         build_native_fmu(sim.bodies, sim.config, tmp_path / "N.fmu", model_name="N",
                          platforms=("linux64",))
 

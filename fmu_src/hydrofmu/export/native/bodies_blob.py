@@ -18,6 +18,8 @@ solve. What this module writes is what the Python parts declare, as they declare
   (radiation and damping: ``v`` turned to body axes before, the force turned back after),
   and their sinusoids (the wave excitation);
 - the parts' state derivatives as maps of the same ``z`` (world and body-frame parts);
+- the quadratic drag's coefficients (``-B_q v |v|`` per DOF, on the body-axes velocity of
+  a ``radiation_frame = "body"`` body, as the viscous part sees it);
 - the output map of ``w = [q, v, a, F_added_mass, channels, F_constraint, y, u, 1]`` (the
   body outputs placed by :func:`~hydrofmu.runtime.simulator.layout.body_outputs`, the
   parts' outputs from their linear declarations or probed as the exact mode probes them),
@@ -41,6 +43,7 @@ from numpy.typing import NDArray
 from ...runtime.bodies.dynamics import BODY_FRAME_KINDS, EXCLUDED_KINDS, PART_KIND
 from ...runtime.errors import ExportError
 from ...runtime.forces.pto import LinearPto
+from ...runtime.forces.viscous import ViscousPart
 from ...runtime.simulator.layout import body_outputs
 from ...runtime.simulator.simulator import Simulator
 from .output_rows import FIX, probe_part
@@ -72,6 +75,9 @@ class NativeBodies:
     quat_row: int  # the first quaternion output, or NONE
     panel_channels: tuple[int, int]  # the static and the wave loads' groups, or NONE
     products: list[tuple[int, int, int, float]]
+    #: the quadratic drag ``-B_q v |v|`` (``None``: none): its group, 1 when it acts on the
+    #: body-axes velocity, and ``B_q`` (n,)
+    drag: tuple[int, int, NDArray[np.float64]] | None = None
 
 
 def bodies_refusal(sim: Simulator) -> str:
@@ -80,10 +86,12 @@ def bodies_refusal(sim: Simulator) -> str:
     if _part(sim) is None:
         return ""
     others = [p.kind for p in sim.parts if p.linear_system() is None and p.kind != PART_KIND
-              and p.kind not in PANEL_KINDS and (p.active or p.n_states)]
+              and p.kind not in PANEL_KINDS and not isinstance(p, ViscousPart)
+              and (p.active or p.n_states)]
     if others:
-        return (f"with rotations = \"large\" the native FMU steps the linear parts and the "
-                f"nonlinear hydrostatics and Froude-Krylov force only, and these parts are "
+        return (f"with rotations = \"large\" the native FMU steps the linear parts, the "
+                f"quadratic drag and the nonlinear hydrostatics and Froude-Krylov force only, "
+                f"and these parts are "
                 f"not linear: {', '.join(sorted(set(others)))}. Fix: {FIX}")
     if sim.parameters["time_scheme"] not in ("euler", "rk2heun", "rk2", "rk3", "rk4"):
         return (f"with rotations = \"large\" the native FMU steps an explicit Runge-Kutta "
@@ -121,6 +129,7 @@ def native_bodies(sim: Simulator) -> NativeBodies | None:
     force = np.zeros((2, len(groups), n, nz))
     sines = np.zeros((2, len(groups), n, k), dtype=complex)
     state = np.zeros((2, big_n, nz))
+    drag = None
     for index, p in enumerate(asm.parts):
         if not p.active or p.kind in EXCLUDED_KINDS or p.kind in PANEL_KINDS:
             if p.kind not in PANEL_KINDS and p.n_states and p.kind != PART_KIND:
@@ -129,6 +138,10 @@ def native_bodies(sim: Simulator) -> NativeBodies | None:
         lin = p.linear_system()
         framed = int(large.body_frame and p.kind in BODY_FRAME_KINDS)
         g = groups.index(p.channel) if p.channel in groups else len(groups) - 1
+        if lin is None and isinstance(p, ViscousPart):  # -B_l v - B_q v |v|
+            force[framed, g][:, n:2 * n] -= np.asarray(p.model.linear, dtype=float)
+            drag = (g, framed, np.array(p.model.quadratic, dtype=float))
+            continue
         xs, us = p.state_slice, p.input_slice
         u_cols = slice(2 * n + big_n + us.start, 2 * n + big_n + us.stop)
         target = force[framed, g]
@@ -160,7 +173,7 @@ def native_bodies(sim: Simulator) -> NativeBodies | None:
         basis=basis, lhs0=lhs0, added=added, force=force, sines=sines,
         state=state, out=out, out_sines=out_sines,
         quat_row=int(part.output_slice.start) if part.output_slice.stop > part.output_slice.start
-        else NONE, panel_channels=(static, wave), products=products)
+        else NONE, panel_channels=(static, wave), products=products, drag=drag)
 
 
 def _sine_columns(sim: Simulator) -> dict[int, slice]:
@@ -265,4 +278,9 @@ def bodies_section(bodies: NativeBodies | None, n_states: int, n_inputs: int, p:
            struct.pack("<I", len(bodies.products))]
     for i, j, k2, coef in bodies.products:
         out.append(struct.pack("<IIId", i, j, k2, coef))
+    if bodies.drag is None:
+        out.append(struct.pack("<I", 0))
+    else:
+        group, framed, quadratic = bodies.drag
+        out += [struct.pack("<3I", 1, group, framed), _f64(quadratic, n)]
     return b"".join(out)

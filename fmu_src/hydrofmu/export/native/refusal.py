@@ -1,8 +1,8 @@
 """Whether the native runtime can step a built
 :class:`~hydrofmu.runtime.simulator.simulator.Simulator`, and why not: the parts it carries
 (the linear model; quadratic drag, the elevation input, convolution radiation, MoorDyn
-lines and catenary moorings in the Runge-Kutta mode; large rotations with the linear parts
-and the panels, ``bodies_blob.py``) and the schemes it steps (``exact``
+lines and catenary moorings in the Runge-Kutta mode; large rotations with the linear parts,
+the quadratic drag and the panels, ``bodies_blob.py``) and the schemes it steps (``exact``
 for a linear model, an explicit Runge-Kutta tableau, MoorDyn's semi-implicit families),
 each refusal naming the part or the scheme and the fix.
 
@@ -40,7 +40,7 @@ def not_linear(sim: Simulator) -> list[Part]:
 
 def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
-    why = bodies_refusal(sim)  # large rotations: the linear parts and the panels only
+    why = bodies_refusal(sim)  # large rotations: the linear parts, drag and panels only
     if why:
         return why
     parts = not_linear(sim)

@@ -20,6 +20,8 @@
 struct hfn_bodies_s {
     struct hb_model km;
     uint32_t nb, n, nr, groups, N, m, nout, k, nz, nw, quat_row, static_g, wave_g, nprod;
+    uint32_t drag_g, drag_frame; /* the quadratic drag's group and frame (bq: NULL, none) */
+    double *bq;
     int64_t *ints; /* kind, dof0, quat, frame, axis: 5 nb */
     double *geometry, *mass, *basis, *lhs0, *added, *work;
     double *force, *s_re, *s_im, *state, *out, *os_re, *os_im, *prod_c;
@@ -35,7 +37,7 @@ void hfn_bodies_free(hfn_bodies_model *bm) {
     free(bm->state); free(bm->out); free(bm->os_re); free(bm->os_im); free(bm->prod_c);
     free(bm->prod_i); free(bm->z); free(bm->zb); free(bm->chan); free(bm->fb); free(bm->tb);
     free(bm->rot); free(bm->d); free(bm->q); free(bm->v); free(bm->acc); free(bm->fc);
-    free(bm->vr); free(bm->total); free(bm->turned);
+    free(bm->vr); free(bm->total); free(bm->turned); free(bm->bq);
     free(bm);
 }
 
@@ -139,6 +141,12 @@ int hfn_bodies_read(hfn_bodies_model **out, struct hfn_reader_s *r, uint32_t N, 
     } else {
         r->bad = 1;
     }
+    if (!r->bad && hfn_rd_u32(r) == 1u) { /* the quadratic drag */
+        bm->drag_g = hfn_rd_u32(r); bm->drag_frame = hfn_rd_u32(r);
+        bm->bq = hfn_rd_array(r, n);
+        if (!r->bad && (bm->drag_g >= g || bm->drag_frame > 1u || !all_finite(bm->bq, n)))
+            r->bad = 1;
+    }
     bm->work = zeros((size_t)hb_work_size((int64_t)n, (int64_t)nr));
     bm->z = zeros(nz); bm->zb = zeros(nz); bm->chan = zeros(g * n); bm->fb = zeros(n);
     bm->tb = zeros(n); bm->rot = zeros(9 * (size_t)nb); bm->d = zeros(36 * (size_t)nb);
@@ -235,6 +243,12 @@ static int evaluate(hfn_bodies_model *bm, hfn_panels_model *pm, double t, double
             }
         if (bm->km.any_frame) hb_turn(&bm->km, bm->rot, bm->fb, bm->fb, 0);
         for (i = 0; i < n; i++) f[i] += bm->fb[i];
+    }
+    if (bm->bq) { /* -B_q v |v| on the velocity the viscous part sees */
+        const double *vv = (bm->drag_frame ? zb : z) + n;
+        for (i = 0; i < n; i++) bm->fb[i] = -bm->bq[i] * vv[i] * fabs(vv[i]);
+        if (bm->drag_frame && bm->km.any_frame) hb_turn(&bm->km, bm->rot, bm->fb, bm->fb, 0);
+        for (i = 0; i < n; i++) bm->chan[bm->drag_g * n + i] += bm->fb[i];
     }
     if (pm && (bm->static_g != HFN_NONE || bm->wave_g != HFN_NONE)) {
         pm->q_true = bm->q; /* the panels at the true pose */

@@ -23,7 +23,9 @@
  *   f64 sines_re[2 groups n k], sines_im[2 groups n k];
  *   f64 state[2 N nz]; out[nout nw] (nw = (4 + groups) n + N + m + 1);
  *   f64 out_sines_re[nout k], out_sines_im[nout k];
- *   u32 nprod, then per product u32 i, j, l, f64 coefficient (out[i] = c out[j] out[l]).
+ *   u32 nprod, then per product u32 i, j, l, f64 coefficient (out[i] = c out[j] out[l]);
+ *   u32 has_drag; if 1: u32 group, frame (1: on the body-axes velocity), f64 B_q[n] (the
+ *   quadratic drag -B_q v |v| per DOF; its linear part is in the force maps).
  * Every index is range-checked at reading, every array allocated there: none per step.
  */
 #ifndef HFN_BODIES_H

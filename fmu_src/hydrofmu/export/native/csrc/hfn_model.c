@@ -438,8 +438,8 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         return -1;
     }
     if (!r.bad && md->bodies && (md->lines || md->cat || md->drift || md->has_conv ||
-                                 md->has_drag || md->has_input || md->nprod))
-        r.bad = 1; /* large rotations step the linear parts and the panels only */
+                                 md->has_input || md->nprod))
+        r.bad = 1; /* large rotations: the linear parts, the drag and the panels only */
     if (!r.bad) { /* derivatives / load-FMU data (derivative_blob.py): a flag */
         md->deriv = rd_u32(&r);
         md->load = rd_u32(&r);
