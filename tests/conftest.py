@@ -16,9 +16,11 @@ from paths import DATA_DIR
 def mooring_kernel() -> None:
     """The compiled mooring kernel in the cache before any test: the catenary solve has no
     numpy copy (tests that build catenary lines without the API find it there)."""
+    from hydrofmu.export.body_kernel_build import compiled_library as body_kernel
     from hydrofmu.export.line_kernel_build import compiled_library
 
     compiled_library()
+    body_kernel()  # the rigid-body kernel: rotations have no numpy copy either
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ import numpy as np
 import hydrofmu
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.compile import (
+    BODY_KERNEL_DIR,
     C_SOURCES,
     LINE_KERNEL_DIR,
     PANEL_KERNEL_DIR,
@@ -110,7 +111,7 @@ def compile_host(out: Path, *flags: str, direct: bool = False) -> Path:
     if direct:
         sources.extend(str(RUNTIME / name) for name in C_SOURCES)
     cmd = ["gcc", "-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME}",
-           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}",
+           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", f"-I{BODY_KERNEL_DIR}",
            *flags, *(["-DDIRECT_LINK"] if direct else []), "-o", str(out), *sources, "-lm",
            "-ldl"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

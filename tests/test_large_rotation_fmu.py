@@ -1,6 +1,6 @@
 """A large-rotation body in the Python FMU: it equals ``Model.simulate`` bit for bit (the
-quaternion among the FMU's states, its outputs), and the native export refuses it, naming
-the key and the Python FMU."""
+quaternion among the FMU's states, its outputs); the native FMU of the same model is
+``test_native_large_rotations.py``'s."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import hydrofmu
-from hydrofmu.runtime.errors import ExportError
 from panel_meshes import sphere, write_stl
 
 
@@ -35,7 +34,8 @@ def test_the_python_fmu_equals_model_simulate(model: hydrofmu.Model, tmp_path: P
     """6 s, every DOF free (the rotation by a quaternion), started at large angles: the
     FMU run by fmpy gives Model.simulate's outputs bit for bit (the same simulator)."""
     ds = model.simulate(6.0, 0.1)
-    fmu = model.build_fmu(tmp_path / "Large.fmu", model_name="LargeSphere")
+    fmu = model.build_fmu(tmp_path / "Large.fmu", model_name="LargeSphere",
+                          native=False)  # the Python FMU (native by default now)
     ref = hydrofmu.simulate_fmu(fmu, stop_time=6.0, output_interval=0.1)
     names = [f"body.quaternion[{i}]" for i in range(1, 5)]
     names += [f"body.pose[{i}]" for i in range(1, 7)] + ["body.F_radiation[5]"]
@@ -44,12 +44,3 @@ def test_the_python_fmu_equals_model_simulate(model: hydrofmu.Model, tmp_path: P
     quat = np.stack([ds[n].values for n in names[:4]], axis=1)
     np.testing.assert_allclose(np.linalg.norm(quat, axis=1), 1.0, atol=1e-15)
     assert np.ptp(ds["body.pose[6]"].values) > 1.0  # it spins: yaw turns by > 1 rad
-
-
-def test_the_native_export_refuses_large_rotations(model: hydrofmu.Model,
-                                                   tmp_path: Path) -> None:
-    from hydrofmu.export.native import build_native_fmu
-
-    with pytest.raises(ExportError, match=r'rotations = "large".*--python'):
-        build_native_fmu(model.bodies, model.config, tmp_path / "N.fmu", model_name="N")
-    assert not (tmp_path / "N.fmu").exists()

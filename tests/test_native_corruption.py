@@ -26,7 +26,13 @@ import pytest
 from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
-from hydrofmu.export.native.compile import C_SOURCES, LINE_KERNEL_DIR, PANEL_KERNEL_DIR, RUNTIME_DIR
+from hydrofmu.export.native.compile import (
+    BODY_KERNEL_DIR,
+    C_SOURCES,
+    LINE_KERNEL_DIR,
+    PANEL_KERNEL_DIR,
+    RUNTIME_DIR,
+)
 from native_helpers import interface
 
 pytestmark = pytest.mark.fmu
@@ -48,16 +54,18 @@ CATENARY = {"type": "catenary", "body": "body", "lines": [
 
 
 @pytest.fixture(scope="module", params=["exact", "rk4", "drift", "catenary", "panels", "loads",
-                                        "loads_conv"])
+                                        "loads_conv", "large"])
 def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The default sphere with constant radiation coefficients (12 states, 17 kB model):
     small enough for every truncation; stepped exactly, or with heave drag in the
     Runge-Kutta mode (its state holds the internal time and grid index the consistency
     checks look at), the drift-and-current model (tests/drift_helpers.py), on a catenary
     mooring (rk4: its section's counts and lines), in heave with nonlinear hydrostatics
-    and Froude-Krylov on a coarse hull (the panels section: 80 triangles), or as the load
+    and Froude-Krylov on a coarse hull (the panels section: 80 triangles), as the load
     FMU, also with convolution radiation and quadratic drag (a 2 s kernel on a 0.1 s grid:
-    their sections in the load FMU's data, its ring buffer in the state)."""
+    their sections in the load FMU's data, its ring buffer in the state), or as a body in
+    large rotations (the bodies section: a free rotation by a quaternion, its added mass in
+    body axes; no water otherwise)."""
     folder = tmp_path_factory.mktemp("corrupt")
     bodies, config = default_config(radiation={"method": "constant"})
     if request.param == "drift":  # the drift-and-current section too (33 kB)
@@ -79,6 +87,17 @@ def small(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
                             "radiation": "constant", "mesh": "hull.stl",
                             "nonlinear": "instantaneous"}]}, base_dir=folder)
         bodies, config = model.bodies, model.config
+    if request.param == "large":
+        import numpy as np
+
+        from rigid_helpers import dry_model
+
+        sim = dry_model([{"name": "body", "reference": [0.0, 0.0, 0.0], "weightless": True,
+                          "mass": 500.0, "inertia": [1000.0, 2000.0, 3000.0],
+                          "rotations": "large", "radiation_frame": "body",
+                          "added": np.diag([100.0, 200.0, 300.0, 40.0, 50.0, 60.0]),
+                          "initial_velocity": [0.0, 0.0, 0.0, 0.1, 1.0, 0.05]}], dt=0.05)
+        bodies, config = sim.bodies, sim.config
     if request.param == "rk4":
         config["bodies"][0]["quadratic_damping"] = [0.0, 0.0, 5e4, 0.0, 0.0, 0.0]
         config["simulation"]["time_scheme"] = "rk4"
@@ -117,7 +136,7 @@ def test_corrupt_model_and_state_are_refused(small: dict, tmp_path: Path) -> Non
         pytest.skip("no gcc for the sanitizer build")
     host = tmp_path / "corrupt_host"
     cmd = ["gcc", "-std=c99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-I{RUNTIME_DIR}",
-           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}",
+           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", f"-I{BODY_KERNEL_DIR}",
            *SANITIZE, "-o", str(host), str(HOST),
            *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)

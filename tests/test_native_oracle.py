@@ -22,6 +22,7 @@ from drift_helpers import drift_current_config
 from hydrofmu.config.configuration import default_config
 from hydrofmu.export.native import build_native_fmu
 from hydrofmu.export.native.compile import (
+    BODY_KERNEL_DIR,
     C_SOURCES,
     FLAGS,
     LINE_KERNEL_DIR,
@@ -185,7 +186,8 @@ def runtime_copy(unpacked: Path, folder: Path, sources: Path, *flags: str) -> Pa
     shutil.copytree(unpacked, target)
     library = next((target / "binaries" / "linux64").glob("*.so"))  # the model's one
     cmd = ["gcc", "-shared", "-fPIC", *FLAGS, *flags, f"-I{sources}",
-           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", "-o", str(library),
+           f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", f"-I{BODY_KERNEL_DIR}", "-o",
+           str(library),
            *(str(sources / name) for name in C_SOURCES), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -271,6 +273,36 @@ def test_the_panels_pass_the_oracle_under_sanitizers(unpacked_panels: Path,
     oracle and sanitizers: poses from steps up to DBL_MAX and times near 1e300 (a pose the
     kernel refuses makes the step diverge and be refused), no mismatch, no report."""
     out = sanitized_fuzz(unpacked_panels, tmp_path, 5000, 20261128)
+    assert out["steps"] > 50 and out["discarded"] > 2 and out["restored"] > 20, out
+
+
+@pytest.fixture(scope="module")
+def unpacked_large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A flap on a revolute joint with large rotations (the rigid-body kernel, issue 28):
+    the OSWEC survival example (body-axes radiation, nonlinear hydrostatics on the hull),
+    rk4 at its 0.02 s internal step."""
+    import warnings
+
+    import hydrofmu
+
+    folder = tmp_path_factory.mktemp("oracle_large")
+    examples = Path(__file__).resolve().parents[1] / "examples" / "oswec"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the BEM data's notes
+        model = hydrofmu.Model.from_toml(examples / "oswec_survival.toml")
+    fmu = build_native_fmu(model.bodies, model.config, folder / "Flap.fmu",
+                           model_name="Flap", platforms=("linux64",))
+    target = folder / "unpacked"
+    zipfile.ZipFile(fmu).extractall(target)
+    return target
+
+
+def test_large_rotations_pass_the_oracle_under_sanitizers(unpacked_large: Path,
+                                                         tmp_path: Path) -> None:
+    """Large rotations (the rigid-body kernel's poses and solve, the force form) under the
+    same oracle and sanitizers: a pose or solve the kernel refuses makes the step diverge
+    and be refused; no mismatch, no report."""
+    out = sanitized_fuzz(unpacked_large, tmp_path, 3000, 20261128)
     assert out["steps"] > 50 and out["discarded"] > 2 and out["restored"] > 20, out
 
 

@@ -243,11 +243,13 @@ def build_fmu(
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
+        from .body_kernel_build import body_kernel_files
         from .panel_kernel_build import panel_kernel_files
 
         package = stage_runtime_package(
             staging, extra={**_line_kernel_files(config, Path(tmp)),
-                            **panel_kernel_files(config, Path(tmp)), **user_files})
+                            **panel_kernel_files(config, Path(tmp)),
+                            **body_kernel_files(config, Path(tmp)), **user_files})
         save_model(staging / MODEL_FILE, {"bodies": list(bodies), "config": config})
         script_module = f"{model_name}_{package[len(PACKAGE_PREFIX) :]}"
         script = staging / f"{script_module}.py"

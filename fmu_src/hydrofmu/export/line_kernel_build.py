@@ -81,9 +81,11 @@ def prepare_line_kernel(config: Mapping[str, Any]) -> None:
     """Compile the kernel into the cache (:func:`compiled_library`) when ``config`` has
     MoorDyn lines that may use it, and the panel kernel when it has a nonlinear body
     (:func:`hydrofmu.export.panel_kernel_build.prepare_panel_kernel`); nothing otherwise."""
+    from .body_kernel_build import prepare_body_kernel
     from .panel_kernel_build import prepare_panel_kernel
 
     prepare_panel_kernel(config)
+    prepare_body_kernel(config)  # large rotations: the rigid-body kernel
     if uses_line_kernel(config):
         compiled_library()
 

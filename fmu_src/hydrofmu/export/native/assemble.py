@@ -39,6 +39,7 @@ from ...runtime.schemes.base import DIVERGENCE_LIMIT
 from ...runtime.simulator.outputs import OutputMap, map_rows
 from ...runtime.simulator.simulator import Simulator
 from .blob import NativeModel, NativeRK, TunableMatrices
+from .bodies_blob import native_bodies
 from .catenary_blob import catenary_parts, native_catenary
 from .convolution_blob import convolution_model, native_convolution, native_tableau
 from .drift_blob import current_part, drift_part, native_drift
@@ -201,7 +202,8 @@ def native_model(sim: Simulator, step: float, tunable: Sequence[str] = ()) -> Na
     n_extra = base.c.shape[1] - (sim.y.size + sim.u.size + 1)  # the RK mode's force columns
     derivatives: list[tuple[str, tuple[NDArray, NDArray, NDArray]]] = []
     for name in tunable:
-        got = _matrix_derivatives(sim, name, base)
+        got = ("large rotations: the force form is assembled once (bodies_blob.py)"
+               if sim.large is not None else _matrix_derivatives(sim, name, base))
         if not isinstance(got, str) and n_extra and np.any(got[2][:, -n_extra:] != 0.0):
             got = "it changes how the drag or the excitation reaches the outputs"
         if isinstance(got, str):
@@ -295,10 +297,12 @@ def _rk_rows(sim: Simulator, model: LinearModel, nonlinear: list[Part]
     for block, part in enumerate(order):
         if part is not None:
             extra[part.channel] = extra.get(part.channel, 0.0) + column(block)
-    if not extra:  # pragma: no cover - the mode needs one of them
+    if not extra and sim.large is None:  # pragma: no cover - the mode needs one of them
         raise ExportError("the Runge-Kutta mode without drag, elevation input or lines",
                           value=None)
     c, h, hybrid, fc_rows = map_rows(sim.assembly, model, extra)
+    if sim.large is not None:  # large rotations: bodies_blob.py's own output map
+        return c, h, []
     products = hybrid_rows(sim, [q for q in hybrid if q is not wave and q not in lines
                                  and q not in cats and q not in panel_parts(sim)],
                            fc_rows, c, h)
@@ -327,6 +331,8 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     live = live_states(f_any, np.concatenate([g_any, eg], axis=1), y0, model.forcing)
     for part in line_parts(sim):  # the kernel writes every line state's derivative
         live[part.state_slice] = True
+    if sim.large is not None:  # large rotations: the force form reads every state
+        live[:] = True
     keep = np.flatnonzero(live)
     one = big_n + m
     cols = np.concatenate([keep, np.arange(big_n, one + 1)])  # [x_live, u, 1]
@@ -361,6 +367,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
     catenary = native_catenary(sim, keep, extra[:, at : at + n])
     at += n if catenary_parts(sim) else 0  # then the panels' static and wave loads
     panels = native_panels(sim, keep, extra[:, at : at + 2 * n])
+    bodies = native_bodies(sim)  # large rotations (every state kept)
     return NativeModel(
         y0=y0[keep], u0=np.array(sim.u, dtype=float), f=f[np.ix_(keep, keep)], g=g[keep],
         h0=float(sim.dt), fused0=np.zeros((nk, nk + m + 1)),
@@ -369,7 +376,7 @@ def _rk_model(sim: Simulator, model: LinearModel, nonlinear: list[Part], base: S
         divergence_limit=DIVERGENCE_LIMIT, c=c[:, cols], h_rows=rows, h=h[rows],
         products=products, rk=rk, sine_factor=sine_factor(sim, model, rows, h[rows]),
         forcing=forcing, tableau=native_tableau(sim), lines=lines, catenary=catenary,
-        panels=panels,
+        panels=panels, bodies=bodies,
         conv=None if conv is None else native_convolution(
             convolution_model(conv), vel[:, keep], conv_cols),
         drift=native_drift(drift_part(nonlinear), current_part(nonlinear), line_parts(sim),

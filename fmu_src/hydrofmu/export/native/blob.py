@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...runtime.errors import ExportError
+from .bodies_blob import NativeBodies, bodies_section
 from .catenary_blob import NativeCatenary, catenary_section
 from .convolution_blob import NativeConvolution, NativeTableau, scheme_section
 from .derivative_blob import derivative_section
@@ -105,6 +106,8 @@ class NativeModel:
         The Runge-Kutta mode's catenary moorings (``catenary_blob.py``), or ``None``.
     panels
         The Runge-Kutta mode's nonlinear hydrostatics and Froude-Krylov, or ``None``.
+    bodies
+        The Runge-Kutta mode's large-rotation bodies (``bodies_blob.py``), or ``None``.
     sine_factor
         ``(S, O)`` with ``h = O S``: the r sinusoid signals (r, k) complex and their map to
         the sinusoid rows (len(h_rows), r); or ``None`` (``h`` itself).
@@ -148,6 +151,7 @@ class NativeModel:
     drift: NativeDrift | None = None
     catenary: NativeCatenary | None = None
     panels: NativePanels | None = None
+    bodies: NativeBodies | None = None  # large rotations (bodies_blob.py)
     load: NativeLoad | None = None  # the load FMU (load_blob.py)
 
 
@@ -284,6 +288,8 @@ def write_blob(model: NativeModel) -> bytes:
     out.append(drift_section(model.drift, q, p))
     # The panels: nonlinear hydrostatics and Froude-Krylov (panels_blob.py).
     out.append(panels_section(model.panels, n, p, q))
+    # The large-rotation bodies (bodies_blob.py; u32 0 without).
+    out.append(bodies_section(model.bodies, n, m, p, k))
     # Sections other features append go here, before the trailer.
     # Derivatives / load-FMU data (derivative_blob.py).
     out.append(derivative_section(model))

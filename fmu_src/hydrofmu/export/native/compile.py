@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ...runtime.bodies.body_files import SOURCE as BODY_SOURCE
 from ...runtime.errors import ExportError
 from ...runtime.moorings.kernel_files import CATENARY_SOURCE, SOURCE
 from ...runtime.panels.panel_files import SOURCE as PANEL_SOURCE
@@ -31,24 +32,29 @@ RUNTIME_DIR = Path(__file__).resolve().parent / "csrc"
 LINE_KERNEL_DIR = SOURCE.parent
 #: The panel kernel's folder: ``panel_kernel.c``, included by ``hfn_panels.c`` likewise.
 PANEL_KERNEL_DIR = PANEL_SOURCE.parent
+#: The rigid-body kernel's folder: ``body_kernel.c``, included by ``hfn_bodies.c`` likewise.
+BODY_KERNEL_DIR = BODY_SOURCE.parent
 #: The runtime's C files, by concern (each with its header): the FMI face, FMU states, the
 #: blob reader, linear algebra, an instance, the waves, the tunables, the two steppers, the
 #: convolution radiation, the outputs, the lines and the semi-implicit scheme.
 C_SOURCES = ("fmi2Functions.c", "fmi2State.c", "hfn_model.c", "hfn_linalg.c", "hfn_instance.c",
              "hfn_waves.c", "hfn_tunables.c", "hfn_exact.c", "hfn_rk.c", "hfn_conv.c",
              "hfn_outputs.c", "hfn_lines.c", "hfn_semi.c", "hfn_drift.c", "hfn_catenary.c",
-             "hfn_panels.c", "hfn_deriv.c", "hfn_load.c", "hfn_reader.c")
+             "hfn_panels.c", "hfn_deriv.c", "hfn_load.c", "hfn_reader.c",
+             "hfn_bodies.c")
 #: The headers: the runtime's and the FMI 2.0 standard's.
 HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "hfn_waves.h",
            "hfn_tunables.h", "hfn_exact.h", "hfn_rk.h", "hfn_conv.h", "hfn_outputs.h",
            "hfn_lines.h", "hfn_semi.h", "hfn_uri.h", "hfn_drift.h", "hfn_reader.h",
-           "hfn_catenary.h", "hfn_panels.h", "hfn_deriv.h", "hfn_load.h", "fmi2Functions.h",
+           "hfn_catenary.h", "hfn_panels.h", "hfn_deriv.h", "hfn_load.h", "hfn_bodies.h",
+           "fmi2Functions.h",
            "fmi2FunctionTypes.h",
            "fmi2TypesPlatform.h")
 #: Files shipped in ``sources/`` (the C files first; ``line_kernel.c`` is included by
 #: ``hfn_lines.c``, ``catenary_kernel.c`` by ``hfn_catenary.c``, ``panel_kernel.c`` by
 #: ``hfn_panels.c``, none compiled on its own).
-SOURCES = C_SOURCES + HEADERS + (SOURCE.name, CATENARY_SOURCE.name, PANEL_SOURCE.name)
+SOURCES = C_SOURCES + HEADERS + (SOURCE.name, CATENARY_SOURCE.name, PANEL_SOURCE.name,
+                                 BODY_SOURCE.name)
 #: Strict IEEE arithmetic, every warning; only the fmi2* functions exported.
 FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden")
 
@@ -68,7 +74,7 @@ CROSS_COMPILER_FIX = "pip install ziglang (or pip install 'hydrofmu[native]')"
 def source_file(name: str) -> Path:
     """The file of a name in :data:`SOURCES`."""
     kernels = {SOURCE.name: SOURCE, CATENARY_SOURCE.name: CATENARY_SOURCE,
-               PANEL_SOURCE.name: PANEL_SOURCE}
+               PANEL_SOURCE.name: PANEL_SOURCE, BODY_SOURCE.name: BODY_SOURCE}
     return kernels.get(name, RUNTIME_DIR / name)
 
 
@@ -94,7 +100,8 @@ def compile_library(compiler: Sequence[str], output: Path, *, extra: Sequence[st
     """Compile the runtime's C files (:data:`C_SOURCES`) into the shared library ``output``."""
     output.parent.mkdir(parents=True, exist_ok=True)
     _run([*compiler, "-shared", "-fPIC", *FLAGS, *extra, f"-I{RUNTIME_DIR}",
-          f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", "-o", str(output),
+          f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", f"-I{BODY_KERNEL_DIR}", "-o",
+          str(output),
           *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"])
     return output
 

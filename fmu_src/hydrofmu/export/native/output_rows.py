@@ -39,7 +39,7 @@ def _probe_context(q: NDArray, v: NDArray, fc: NDArray, u: NDArray,
     return ctx
 
 
-def _probe(part: Part, n: int, m: int, multiplier_map: NDArray | None
+def probe_part(part: Part, n: int, m: int, multiplier_map: NDArray | None
            ) -> tuple[NDArray, NDArray, list[int]]:
     """A part's outputs as ``base + J [q; v; fc; u]`` (shape (p, 3n + m)), and the rows
     that are not linear (checked at a seeded random point)."""
@@ -81,7 +81,7 @@ def hybrid_rows(sim: Simulator, hybrid: list[Part], fc_rows: NDArray, c: NDArray
     products: list[tuple[int, int, int, float]] = []
     for part in hybrid:
         sl = part.output_slice
-        base, jac, bad = _probe(part, n, m, mult)
+        base, jac, bad = probe_part(part, n, m, mult)
         jq, jv, jf, ju = (jac[:, :n], jac[:, n : 2 * n], jac[:, 2 * n : 3 * n],
                           jac[:, 3 * n :])
         rows_z = jq @ q_map + jv @ v_map + jf @ fc_z + ju @ u_map

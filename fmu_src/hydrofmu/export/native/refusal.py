@@ -1,7 +1,8 @@
 """Whether the native runtime can step a built
 :class:`~hydrofmu.runtime.simulator.simulator.Simulator`, and why not: the parts it carries
 (the linear model; quadratic drag, the elevation input, convolution radiation, MoorDyn
-lines and catenary moorings in the Runge-Kutta mode) and the schemes it steps (``exact``
+lines and catenary moorings in the Runge-Kutta mode; large rotations with the linear parts,
+the quadratic drag and the panels, ``bodies_blob.py``) and the schemes it steps (``exact``
 for a linear model, an explicit Runge-Kutta tableau, MoorDyn's semi-implicit families),
 each refusal naming the part or the scheme and the fix.
 
@@ -13,11 +14,16 @@ from __future__ import annotations
 from ...runtime.parts.part import Part
 from ...runtime.schemes.local import LocalAdamsBashforth, LocalEuler
 from ...runtime.simulator.simulator import Simulator
+from .bodies_blob import bodies_refusal
 from .catenary_blob import CATENARY_KINDS
 from .convolution_blob import convolution_model, native_tableau, scheme_refusal
 from .lines_blob import LINE_KINDS, NativeScheme, native_scheme, part_refusal
 from .output_rows import FIX
 from .panels_blob import PANEL_KINDS
+
+#: The part of the large-rotation bodies (``bodies_blob.py``: with the linear parts and the
+#: panels, by an explicit Runge-Kutta scheme).
+LARGE_ROTATION = "rigid_body.large_rotation"
 
 #: The parts that are not linear and that the native runtime still steps, by the explicit
 #: Runge-Kutta scheme of the configuration as the Python FMU steps it: quadratic drag, the
@@ -34,9 +40,13 @@ def not_linear(sim: Simulator) -> list[Part]:
 
 def refusal(sim: Simulator) -> str:
     """Why the native runtime cannot step ``sim`` ("" when it can), naming the parts."""
+    why = bodies_refusal(sim)  # large rotations: the linear parts, drag and panels only
+    if why:
+        return why
     parts = not_linear(sim)
     reasons = [part.why_not_linear() for part in parts
                if part.kind not in RK4_KINDS + LINE_KINDS + CATENARY_KINDS + PANEL_KINDS
+               + (LARGE_ROTATION,)
                or (part.kind == "radiation" and convolution_model(part) is None)]
     reasons += [why for why in map(part_refusal, parts) if why]
     method = sim.added_mass_method

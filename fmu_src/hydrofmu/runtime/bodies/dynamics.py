@@ -20,7 +20,10 @@ velocity ``v = D(y) T v_r`` (:mod:`~hydrofmu.runtime.bodies.kinematics`), so wit
   (``omega x (omega x arm)``);
 - ``A`` the added mass on the left side, constant in world axes.
 
-The bodies with small rotations keep ``D = I``, ``M_w = M_b``, ``b = 0``: the linear
+The kinematics, the turned mass matrices, the velocity terms and the solve are the
+compiled kernel's (``body_kernel.c`` through :mod:`~hydrofmu.runtime.bodies.body_kernel`,
+the one implementation both FMUs call); this module sums the parts' forces between its
+calls. The bodies with small rotations keep ``D = I``, ``M_w = M_b``, ``b = 0``: the linear
 model's equations exactly. The constraint force reported (``F_constraint``) is
 ``L a + b - F``. Left out: the joints' static-load stiffness (``joint.static_load``, the
 small-rotation model's linearisation of a reaction's turning arm: the large-rotation
@@ -42,7 +45,7 @@ from numpy.typing import NDArray
 from ..errors import ConfigError
 from ..parts.part import Context, Part
 from ..schemes.right_hand_side import RightHandSide
-from .rotations import cross
+from .body_kernel import BodyKernel, Poses
 
 Array = NDArray[np.float64]
 
@@ -69,24 +72,31 @@ class LargeRotationDynamics:
         The bodies' stacked rigid mass matrices about their reference points, body axes,
         shape (n, n).
     part
-        The ``rigid_body.large_rotation`` part (its ``kinematics``).
+        The ``rigid_body.large_rotation`` part (its ``kinematics``, their quaternion
+        slices placed).
     """
 
     def __init__(self, *, assembly: Any, mass: Array, part: Part) -> None:
         self.assembly = assembly
         self.bodies = list(part.kinematics)  # type: ignore[attr-defined]
-        self.basis = assembly.constraints.basis
         self.nr = assembly.nr
-        self.body_mass = [np.array(mass[b.dofs, b.dofs]) for b in self.bodies]
         self.forcing = [p for p in assembly.parts if p.active and p.kind not in EXCLUDED_KINDS]
         self.stateful = [p for p in assembly.parts if p.n_states]
-        #: The bodies whose radiation and damping act in body axes.
-        self.body_frame = [b for b in self.bodies if b.body_frame]
+        #: Whether a body's radiation and damping act in its body axes.
+        self.body_frame = any(b.body_frame for b in self.bodies)
         self.framed = {id(p) for p in assembly.parts if p.kind in BODY_FRAME_KINDS} \
             if self.body_frame else set()
-        self.added_left = np.array(assembly.added_left)
-        # The left side without the added mass (turned with the body-frame bodies).
-        self.lhs = np.array(assembly.lhs) - (self.added_left if self.body_frame else 0.0)
+        added = np.array(assembly.added_left)
+        bodies = self.bodies
+        self.kernel = BodyKernel(
+            kind=[b.kernel_kind for b in bodies], dof0=[6 * b.index for b in bodies],
+            quat=[b.state_slice.start if b.n_states else -1 for b in bodies],
+            frame=[int(b.body_frame) for b in bodies], axis=[b.kernel_axis() for b in bodies],
+            geometry=np.array([b.geometry() for b in bodies]),
+            mass=np.array([mass[b.dofs, b.dofs] for b in bodies]),
+            basis=assembly.constraints.basis,
+            # the left side without the added mass when it turns with a body-frame body
+            lhs0=np.array(assembly.lhs) - (added if self.body_frame else 0.0), added=added)
         self.body_ctx = Context()
 
     @classmethod
@@ -126,7 +136,9 @@ class LargeRotationDynamics:
                               "stepped with rotations = \"large\"; use one step for the whole "
                               "model (remove the part's own step)", value="local steps")
         part.place_states()  # type: ignore[attr-defined]
-        return cls(assembly=assembly, mass=mass, part=part)
+        dynamics = cls(assembly=assembly, mass=mass, part=part)
+        part.attach(dynamics.kernel)  # type: ignore[attr-defined]
+        return dynamics
 
     # ------------------------------------------------------------------ kinematics
     def expand_pair(self, y: Array) -> tuple[Array, Array]:
@@ -134,96 +146,40 @@ class LargeRotationDynamics:
         :mod:`~hydrofmu.runtime.bodies.rotations` for the large-rotation bodies) and
         velocity ``[v, omega]`` (world axes) of every body from the state ``y``, shape (n,)
         each."""
-        q, v, _ = self.poses(y)
-        return q, v
+        poses = self.poses(y)
+        return poses.q, poses.v
 
-    def poses(self, y: Array) -> tuple[Array, Array, list[tuple[Array, Array]]]:
-        """:meth:`expand_pair`'s ``(q, v)`` and each large-rotation body's rotation ``R`` and
-        velocity map ``D`` (3 x 3, 6 x 6)."""
+    def poses(self, y: Array) -> Poses:
+        """The true pose and velocity of every body and each large-rotation body's rotation
+        ``R`` and velocity map ``D`` (the kernel's ``hb_poses``) at the state ``y``."""
         q_lin, v_lin = self.assembly.constraints.expand_pair(y)
-        q, v = q_lin.copy(), v_lin.copy()
-        poses = []
-        for b in self.bodies:
-            sl = b.dofs
-            rot = b.rotation(q_lin[sl], y)
-            q[sl] = np.concatenate([b.displacement(q_lin[sl], rot), b.euler(q_lin[sl], rot)])
-            d = b.velocity_map(rot)
-            v[sl] = d @ v_lin[sl]
-            poses.append((rot, d))
-        return q, v, poses
+        return self.kernel.poses(q_lin, v_lin, y)
 
     # ------------------------------------------------------------------ dynamics
-    def solve(self, poses: list[tuple[Array, Array]], v: Array,
-              total: Array) -> tuple[Array, Array, Array]:
-        """``(v_r', a, F_c)`` at the bodies' ``poses`` (of :meth:`poses`) and true
-        velocity ``v`` (n,) under the force sum ``total`` (n,): the reduced and the full
-        acceleration (world axes) and the constraint force."""
-        jac = self.basis.copy()
-        lhs = self.lhs.copy()
-        if self.body_frame:
-            lhs += self.turned_added_mass(poses)
-        bias = np.zeros(lhs.shape[0])
-        kappa = np.zeros(lhs.shape[0])
-        for b, mb, (rot, d) in zip(self.bodies, self.body_mass, poses, strict=True):
-            sl = b.dofs
-            jac[sl] = d @ self.basis[sl]
-            r6 = _turn(rot)
-            lhs[sl, sl] += r6 @ mb @ r6.T - mb
-            s = mb[3:, :3]  # m S(c)
-            mc = rot @ np.array([s[2, 1], s[0, 2], s[1, 0]])
-            w = v[sl][3:]
-            bias[sl] = np.concatenate([cross(w, cross(w, mc)),
-                                       cross(w, rot @ (mb[3:, 3:] @ (rot.T @ w)))])
-            k = b.velocity_product(v[sl], rot)
-            if k is not None:
-                kappa[sl] = k
-        rhs = jac.T @ (total - bias - lhs @ kappa)
-        vr_dot = np.linalg.solve(jac.T @ lhs @ jac, rhs)
-        acc = jac @ vr_dot + kappa
-        return vr_dot, acc, lhs @ acc + bias - total
-
-    def turned_added_mass(self, poses: list[tuple[Array, Array]]) -> Array:
-        """The left side's added mass with the ``radiation_frame = "body"`` bodies' rows and
-        columns turned with them, ``Q A Q^T``, shape (n, n)."""
-        q = np.eye(self.lhs.shape[0])
-        for b, (rot, _) in zip(self.bodies, poses, strict=True):
-            if b.body_frame:
-                q[b.dofs, b.dofs] = _turn(rot)
-        return q @ self.added_left @ q.T
-
-    def frame_context(self, ctx: Context, poses: list[tuple[Array, Array]]) -> Context:
+    def frame_context(self, ctx: Context, poses: Poses) -> Context:
         """``ctx`` with the ``radiation_frame = "body"`` bodies' velocities (``v``, ``vn``)
         in their body axes (a second context, refilled)."""
         bctx = self.body_ctx
         for name in Context.__slots__:
             setattr(bctx, name, getattr(ctx, name))
-        bctx.v, bctx.vn = ctx.v.copy(), ctx.vn.copy()
-        for b, (rot, _) in zip(self.bodies, poses, strict=True):
-            if b.body_frame:
-                r6t = _turn(rot).T
-                bctx.v[b.dofs] = r6t @ ctx.v[b.dofs]
-                bctx.vn[b.dofs] = r6t @ ctx.vn[b.dofs]  # at the step's start: an
-                # approximation of the same order as the parts' own use of vn
+        bctx.v = self.kernel.turn(poses, ctx.v, to_body=True)
+        # vn at the step's start, turned at the stage's pose: an approximation of the same
+        # order as the parts' own use of vn
+        bctx.vn = self.kernel.turn(poses, ctx.vn, to_body=True)
         return bctx
 
     def part_force(self, part: Part, ctx: Context, bctx: Context | None,
-                   poses: list[tuple[Array, Array]]) -> Array | None:
+                   poses: Poses) -> Array | None:
         """``part``'s force at ``ctx`` (world axes); a body-frame part evaluated at ``bctx``
         and its force turned back to world axes for the body-frame bodies."""
         if bctx is None or id(part) not in self.framed:
             return part.force(ctx)
         f = part.force(bctx)
-        if f is None:
-            return None
-        f = f.copy()
-        for b, (rot, _) in zip(self.bodies, poses, strict=True):
-            if b.body_frame:
-                f[b.dofs] = _turn(rot) @ f[b.dofs]
-        return f
+        return None if f is None else self.kernel.turn(poses, f, to_body=False)
 
-    def force_sum(self, ctx: Context, poses: list[tuple[Array, Array]]) -> Array:
+    def force_sum(self, ctx: Context, poses: Poses) -> Array:
         """The parts' forces summed at ``ctx``, shape (n,), N and N m."""
-        total = np.zeros(self.lhs.shape[0])
+        total = np.zeros(self.kernel.n)
         bctx = self.frame_context(ctx, poses) if self.framed else None
         for part in self.forcing:
             f = self.part_force(part, ctx, bctx, poses)
@@ -245,7 +201,7 @@ class LargeRotationDynamics:
         rows = asm.channel_rows
         channels = np.zeros((len(rows), asm.n))
         total = np.zeros(asm.n)
-        poses = self.poses(ctx.y)[2]
+        poses = self.poses(ctx.y)
         bctx = self.frame_context(ctx, poses) if self.framed else None
         for part in self.forcing:
             f = self.part_force(part, ctx, bctx, poses)
@@ -254,10 +210,10 @@ class LargeRotationDynamics:
             total += f
             if part.channel is not None:
                 channels[rows[part.channel]] += f
-        _, acc, f_c = self.solve(poses, ctx.v, total)
+        _, acc, f_c = self.kernel.solve(poses, total)
         if asm.multiplier_map is not None:
             ctx.multipliers = asm.multiplier_map @ f_c
-        added = self.turned_added_mass(poses) if self.body_frame else self.added_left
+        added = self.kernel.turned_added_mass(poses) if self.body_frame else asm.added_left
         out = np.empty(asm.n_outputs)
         body_outputs(ctx.q, ctx.v, acc, -added @ acc, f_c, channels, out)
         for part in asm.parts:
@@ -277,8 +233,9 @@ class LargeRotationRHS(RightHandSide):
         dyn, ctx = self.dynamics, self.ctx
         nr = dyn.nr
         ctx.t, ctx.s, ctx.y = t, t - self.t_grid, y
-        ctx.q, ctx.v, poses = dyn.poses(y)
-        vr_dot, _, _ = dyn.solve(poses, ctx.v, dyn.force_sum(ctx, poses))
+        poses = dyn.poses(y)
+        ctx.q, ctx.v = poses.q, poses.v
+        vr_dot, _, _ = dyn.kernel.solve(poses, dyn.force_sum(ctx, poses))
         out = np.empty_like(y)
         out[:nr] = y[nr: 2 * nr]
         out[nr: 2 * nr] = vr_dot
@@ -286,10 +243,3 @@ class LargeRotationRHS(RightHandSide):
         for part in dyn.stateful:  # a state-space radiation in body axes too
             out[part.state_slice] = part.derivative(bctx if id(part) in dyn.framed else ctx)
         return out
-
-
-def _turn(rot: Array) -> Array:
-    """``diag(R, R)``, shape (6, 6)."""
-    r6 = np.zeros((6, 6))
-    r6[:3, :3] = r6[3:, 3:] = rot
-    return r6

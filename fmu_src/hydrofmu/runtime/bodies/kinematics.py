@@ -22,9 +22,11 @@ Each gives the rotation ``R`` (body to world), its Euler angles (roll, pitch, ya
 :mod:`~hydrofmu.runtime.bodies.rotations`; for a rotation about a coordinate axis, the
 angle itself, continuous past 90 degrees: ``(0, theta, 0)`` is still
 ``Rz(0) Ry(theta) Rx(0)``, so a hinge about y reads its angle beyond the canonical pitch
-range), the displacement ``x`` of the reference
-point (world axes), the map ``D`` from the linear coordinates' velocity to the true one
-(``v = D q'``, per body 6 x 6) and the velocity-product acceleration ``kappa = D' q'``.
+range), the displacement ``x`` of the reference point (world axes), the map ``D`` from the
+linear coordinates' velocity to the true one (``v = D q'``, per body 6 x 6) and the
+velocity-product acceleration ``kappa = D' q'``. The classes here only describe the body;
+the compiled kernel (``body_kernel.c``, :mod:`~hydrofmu.runtime.bodies.body_kernel`)
+evaluates all of it.
 
 Run-time module: numpy and the standard library only.
 """
@@ -34,18 +36,9 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from .rotations import (
-    axis_angle_matrix,
-    cross,
-    euler_from_matrix,
-    matrix_from_quaternion,
-    skew,
-)
+from . import body_kernel
 
 Array = NDArray[np.float64]
-
-_IDENTITY6 = np.eye(6)
-_IDENTITY6.flags.writeable = False
 
 
 class BodyKinematics:
@@ -68,6 +61,8 @@ class BodyKinematics:
     #: The rotation is about one world coordinate axis (or none): every Euler convention
     #: then reads the same angles (x-y'-z'' of MoorDyn's lines as z-y'-x'').
     single_axis: bool = True
+    #: The kernel's kind (``body_kernel.NONE``, ``FREE``, ``AXIS``, ``HINGE``).
+    kernel_kind: int = body_kernel.NONE
 
     def __init__(self, *, index: int, name: str) -> None:
         self.index = index
@@ -76,26 +71,14 @@ class BodyKinematics:
         #: The body's quaternion slice in the state vector (set by its part).
         self.state_slice = slice(0, 0)
 
-    def rotation(self, q: Array, y: Array) -> Array:
-        """``R`` (3, 3) from the body's linear coordinates ``q`` (6,) and the state ``y``."""
-        raise NotImplementedError
+    def kernel_axis(self) -> int:
+        """The kernel's ``axis`` entry: the free axis (an axis rotation), 1 for a hinge
+        about a coordinate axis, else 0."""
+        return 0
 
-    def displacement(self, q: Array, rot: Array) -> Array:
-        """Displacement of the reference point, world axes, m, shape (3,)."""
-        return q[:3]
-
-    def velocity_map(self, rot: Array) -> Array:
-        """``D`` (6, 6): the true velocity ``[v, omega]`` (world axes) from ``q'``."""
-        return _IDENTITY6
-
-    def euler(self, q: Array, rot: Array) -> Array:
-        """``(roll, pitch, yaw)`` of ``R``, rad, shape (3,)
-        (:mod:`~hydrofmu.runtime.bodies.rotations`)."""
-        return euler_from_matrix(rot)
-
-    def velocity_product(self, v: Array, rot: Array) -> Array | None:
-        """``kappa = D' q'`` (6,), m/s^2 and rad/s^2, or ``None`` when zero."""
-        return None
+    def geometry(self) -> Array:
+        """The kernel's geometry: the unit axis and the arm from the hinge point, (6,)."""
+        return np.zeros(body_kernel.GEOMETRY)
 
 
 class FreeRotation(BodyKinematics):
@@ -104,14 +87,14 @@ class FreeRotation(BodyKinematics):
     n_states = 4
     description = "free rotation, unit quaternion"
     single_axis = False
-
-    def rotation(self, q: Array, y: Array) -> Array:
-        return matrix_from_quaternion(y[self.state_slice])
+    kernel_kind = body_kernel.FREE
 
 
 class AxisRotation(BodyKinematics):
     """One rotation free (DOF ``3 + axis``): about the world axis through the reference
     point."""
+
+    kernel_kind = body_kernel.AXIS
 
     def __init__(self, *, index: int, name: str, axis: int) -> None:
         super().__init__(index=index, name=name)
@@ -119,11 +102,11 @@ class AxisRotation(BodyKinematics):
         self.unit = np.eye(3)[axis]
         self.description = f"rotation about the world {'xyz'[axis]} axis (reduced angle)"
 
-    def rotation(self, q: Array, y: Array) -> Array:
-        return axis_angle_matrix(self.unit, float(q[3 + self.axis]))
+    def kernel_axis(self) -> int:
+        return self.axis
 
-    def euler(self, q: Array, rot: Array) -> Array:
-        return self.unit * float(q[3 + self.axis])  # continuous, not wrapped
+    def geometry(self) -> Array:
+        return np.concatenate([self.unit, np.zeros(3)])
 
 
 class HingeRotation(BodyKinematics):
@@ -139,6 +122,8 @@ class HingeRotation(BodyKinematics):
         The body's reference point at rest, m, shape (3,).
     """
 
+    kernel_kind = body_kernel.HINGE
+
     def __init__(self, *, index: int, name: str, axis: Array, point: Array,
                  reference: Array) -> None:
         super().__init__(index=index, name=name)
@@ -148,38 +133,14 @@ class HingeRotation(BodyKinematics):
         self.description = "revolute joint (reduced hinge angle, exact at any angle)"
         self.single_axis = bool(np.count_nonzero(self.unit) == 1)
 
-    def angle(self, q: Array) -> float:
-        """The hinge angle, rad, from the linear coordinates (6,)."""
-        return float(self.unit @ q[3:])
+    def kernel_axis(self) -> int:
+        return int(self.single_axis)
 
-    def rotation(self, q: Array, y: Array) -> Array:
-        return axis_angle_matrix(self.unit, self.angle(q))
-
-    def euler(self, q: Array, rot: Array) -> Array:
-        if np.count_nonzero(self.unit) == 1:  # about x, y or z: continuous, not wrapped
-            return self.unit * self.angle(q)
-        return euler_from_matrix(rot)
-
-    def displacement(self, q: Array, rot: Array) -> Array:
-        return rot @ self.arm0 - self.arm0
-
-    def velocity_map(self, rot: Array) -> Array:
-        d = np.zeros((6, 6))
-        d[:3, 3:] = -skew(rot @ self.arm0)  # v = omega x arm
-        d[3:, 3:] = np.eye(3)
-        return d
-
-    def velocity_product(self, v: Array, rot: Array) -> Array:
-        w = v[3:]
-        out = np.zeros(6)
-        out[:3] = cross(w, cross(w, rot @ self.arm0))
-        return out
+    def geometry(self) -> Array:
+        return np.concatenate([self.unit, self.arm0])
 
 
 class NoRotation(BodyKinematics):
     """Every rotation held: translations only."""
 
     description = "no rotation (roll, pitch, yaw held)"
-
-    def rotation(self, q: Array, y: Array) -> Array:
-        return np.eye(3)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..bodies.body_kernel import BodyKernel
 from ..bodies.kinematics import (
     AxisRotation,
     BodyKinematics,
@@ -50,8 +51,9 @@ RADIATION_FRAMES: tuple[str, ...] = ("world", "body")
 WHY_NOT_LINEAR = ("a body has rotations = \"large\" (its pose by a quaternion or a reduced "
                   "hinge angle, the Newton-Euler equations with their gyroscopic terms): not "
                   "a linear form; it is stepped by a Runge-Kutta time scheme (rk4, the "
-                  "default) in the Python FMU (build with --python); the native FMU and the "
-                  "exact scheme refuse it: remove rotations = \"large\" for the linear model")
+                  "default), in the Python FMU and in the native FMU (with the linear parts "
+                  "and the nonlinear hydrostatics); the exact scheme refuses it: remove "
+                  "rotations = \"large\" for the linear model")
 
 
 def large_bodies(config: dict[str, Any]) -> list[int]:
@@ -131,6 +133,7 @@ class LargeRotationPart(Part):
         super().__init__(model=model)
         self.kinematics = [_kinematics(model, k) for k in large_bodies(model.config)]
         self.n_states = sum(b.n_states for b in self.kinematics)
+        self.kernel: BodyKernel | None = None  # attached by the dynamics
         self._initial = np.zeros(self.n_states)
         offset = 0
         for b in self.kinematics:
@@ -152,6 +155,12 @@ class LargeRotationPart(Part):
         return [Port(f"{config['bodies'][k]['name']}.quaternion[{i + 1}]", "1")
                 for k in large_bodies(config) for i in range(4)]
 
+    def attach(self, kernel: BodyKernel) -> None:
+        """Use ``kernel`` (the model's, built by
+        :class:`~hydrofmu.runtime.bodies.dynamics.LargeRotationDynamics`) for the quaternion
+        rates and outputs."""
+        self.kernel = kernel
+
     def place_states(self) -> None:
         """Give each free body its quaternion's slice of the state vector (after the
         simulator has shifted :attr:`state_slice`)."""
@@ -167,31 +176,12 @@ class LargeRotationPart(Part):
         return self._initial.copy()
 
     def derivative(self, ctx: Context) -> NDArray[np.float64]:
-        out = np.empty(self.n_states)
-        offset = 0
-        for b in self.kinematics:
-            if b.n_states:
-                q = ctx.y[b.state_slice]
-                w = ctx.v[6 * b.index + 3: 6 * b.index + 6]
-                # q' = 1/2 [0, w] * q, written out (rotations.quaternion_rate)
-                out[offset:offset + 4] = 0.5 * np.array([
-                    -w[0] * q[1] - w[1] * q[2] - w[2] * q[3],
-                    w[0] * q[0] + w[1] * q[3] - w[2] * q[2],
-                    -w[0] * q[3] + w[1] * q[0] + w[2] * q[1],
-                    w[0] * q[2] - w[1] * q[1] + w[2] * q[0]])
-                offset += 4
-        return out
+        assert self.kernel is not None  # attached when the simulator is built
+        return self.kernel.quaternion_rates(ctx.y, ctx.v)  # q' = 1/2 [0, w] * q
 
     def outputs(self, ctx: Context) -> NDArray[np.float64]:
-        out = np.empty(4 * len(self.kinematics))
-        for i, b in enumerate(self.kinematics):
-            if b.n_states:
-                q = ctx.y[b.state_slice]
-                out[4 * i: 4 * i + 4] = (q if q[0] >= 0.0 else -q) / np.linalg.norm(q)
-            else:
-                angles = ctx.q[6 * b.index + 3: 6 * b.index + 6]
-                out[4 * i: 4 * i + 4] = quaternion_from_matrix(matrix_from_euler(*angles))
-        return out
+        assert self.kernel is not None
+        return self.kernel.quaternions(ctx.y, ctx.q)
 
     def linear_system(self) -> None:
         return None

@@ -2,6 +2,7 @@
  * Every array is allocated here, once, at fmi2Instantiate; hfn_model_free releases them. */
 #include "hfn_model.h"
 
+#include "hfn_bodies.h"
 #include "hfn_drift.h"
 #include "hfn_reader.h"
 
@@ -456,6 +457,14 @@ int hfn_model_read(hfn_model *md, const unsigned char *data, size_t size, char *
         hfn_model_free(md);
         return -1;
     }
+    if (!r.bad && hfn_bodies_read(&md->bodies, &r, md->n, md->m, md->nout, md->k,
+                                  md->rk && md->stages ? md->nq : 0u, err, err_size) != 0) {
+        hfn_model_free(md); /* its own message (hfn_bodies.c: large rotations) */
+        return -1;
+    }
+    if (!r.bad && md->bodies && (md->lines || md->cat || md->drift || md->has_conv ||
+                                 md->has_input || md->nprod))
+        r.bad = 1; /* large rotations: the linear parts, the drag and the panels only */
     if (!r.bad) { /* derivatives / load-FMU data (derivative_blob.py): a flag */
         md->deriv = rd_u32(&r);
         md->load = rd_u32(&r);
@@ -519,5 +528,6 @@ void hfn_model_free(hfn_model *md) {
     hfn_cat_free(md->cat);
     hfn_drift_free(md->drift);
     hfn_panels_free(md->panels);
+    hfn_bodies_free(md->bodies);
     memset(md, 0, sizeof *md);
 }

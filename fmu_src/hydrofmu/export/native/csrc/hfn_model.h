@@ -81,6 +81,8 @@
  *     their data; three zeros: none);
  *   then the panels (hfn_panels.h: nonlinear hydrostatics and Froude-Krylov; u32 count, 0 for
  *     none);
+ *   then the large-rotation bodies (hfn_bodies.h: the force form and the rigid-body kernel's
+ *     model; u32 count, 0 for none);
  *   then the derivative and load-FMU flags (derivative_blob.py: u32 deriv, load; with load,
  *     u32 bodies and f64 internal step, then u32 has_conv and the convolution as above over
  *     the 6 N body DOFs, then u32 exact: 1 when the part states are stepped exactly along
@@ -191,6 +193,8 @@ typedef struct {
     struct hfn_drift_model_s *drift;
     /* the panels section: nonlinear hydrostatics and Froude-Krylov (NULL: none) */
     hfn_panels_model *panels;
+    /* the large-rotation bodies (hfn_bodies.h; NULL: none), after the panels */
+    struct hfn_bodies_s *bodies;
     /* the directional derivative (derivative_blob.py): 1 provided, 0 not */
     uint32_t deriv;
     /* the load FMU (hfn_load.h; load_blob.py): 1, its bodies and internal step (s) */

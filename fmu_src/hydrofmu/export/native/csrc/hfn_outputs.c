@@ -1,6 +1,7 @@
 /* hydrofmu native runtime, the outputs (see hfn_outputs.h). */
 #include "hfn_outputs.h"
 
+#include "hfn_bodies.h"
 #include "hfn_conv.h"
 #include "hfn_panels.h"
 #include "hfn_drift.h"
@@ -83,6 +84,13 @@ void hfn_compute_outputs(instance *c) {
     if (md->rk) { /* on the grid, the elevation input just set is the newest sample */
         s_rk = *c->d.rk_time - hfn_rk_grid_time(c);
         if (md->has_input && s_rk <= 1e-9 * md->dt) hfn_rk_record(c, c->d.u[md->in_index], 0);
+    }
+    if (md->bodies) { /* hfn_bodies.c: large rotations */
+        hfn_bodies_outputs(md->bodies, md->panels, *c->d.rk_time, *c->d.t0, *c->d.scale,
+                           hfn_half_cosine(*c->d.rk_time - *c->d.t0, md->ramp_time) *
+                           *c->d.scale, c->d.u, c->d.x, c->d.p_re, c->d.p_im, out);
+        *c->d.dirty = 0.0;
+        return;
     }
     output_map(c);
     rf = (md->rk ? hfn_half_cosine(*c->d.rk_time - *c->d.t0, md->ramp_time)

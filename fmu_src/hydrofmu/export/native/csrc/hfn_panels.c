@@ -171,7 +171,7 @@ void hfn_panels_forces(hfn_panels_model *pm, const double *y, double t, double t
             double s = 0.0;
             uint32_t c;
             for (c = 0; c < pm->n; c++) s += row[c] * y[c];
-            b->q[j] = s;
+            b->q[j] = pm->q_true ? pm->q_true[b->dof0 + j] : s; /* large rotations */
         }
         if (hp_body_loads(&b->m, b->body, b->q, t, scale, b->mode, b->pose, b->out) != 0) {
             for (j = 0; j < 2 * nq; j++) pm->g2[j] = NAN; /* refused: the step diverges */

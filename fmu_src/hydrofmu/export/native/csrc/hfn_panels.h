@@ -40,6 +40,7 @@ typedef struct {
     double ramp_time, scale0;
     double *OP;  /* nout x 2 nq */
     double *g2;  /* 2 nq: the last evaluation's static and wave DOF forces */
+    const double *q_true; /* set by hfn_bodies.c: the true pose (nq; NULL: PQ y) */
     hfn_panel_body *bodies;
 } hfn_panels_model;
 

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hfn_bodies.h"
 #include "hfn_catenary.h"
 #include "hfn_conv.h"
 #include "hfn_drift.h"
@@ -123,6 +124,12 @@ static void rk_deriv(instance *c, double t, double s, const double *y, const dou
                      const double *pim, double *dy) {
     const hfn_model *md = &c->md;
     uint32_t i, j, n = md->n, nq = md->nq, na = md->nact;
+    if (md->bodies) { /* hfn_bodies.c: large rotations, the force form */
+        hfn_bodies_deriv(md->bodies, md->panels, t, *c->d.t0, *c->d.scale,
+                         hfn_half_cosine(t - *c->d.t0, md->ramp_time) * *c->d.scale, c->d.u,
+                         y, pre, pim, dy);
+        return;
+    }
     if (c->cur_F == md->F) { /* F's nonzeros by row */
         for (i = 0; i < n; i++) {
             double sum = 0.0;
