@@ -161,6 +161,11 @@ class Part:
     channel: ClassVar[str | None] = None
     #: The force depends directly on the inputs (through :attr:`input_slice`).
     feedthrough: ClassVar[bool] = False
+    #: FMI ``dependenciesKind`` of the force (and the part's outputs) on its own inputs:
+    #: ``"constant"`` when it is the inputs times a factor fixed at export (no parameter,
+    #: no state, no time), else ``"dependent"`` (the default, e.g. a user part)
+    #: (:mod:`hydrofmu.runtime.simulator.dependency_kinds`).
+    input_kind: ClassVar[str] = "dependent"
     #: Number of continuous states.
     n_states: int = 0
     #: False when :meth:`force` always returns ``None`` (the simulator skips the call).
