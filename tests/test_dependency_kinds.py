@@ -60,7 +60,7 @@ def test_widest_orders_the_kinds_as_fmi_does() -> None:
     assert widest("constant", "fixed") == "fixed"
     assert widest("tunable", "constant", "discrete") == "discrete"
     assert widest(*KINDS) == "dependent"
-    with pytest.raises(ValueError, match="unknown dependenciesKind.*'linear'"):
+    with pytest.raises(ValueError, match=r"unknown dependenciesKind.*'linear'"):
         widest("fixed", "linear")
 
 
