@@ -134,7 +134,7 @@ static HMODULE real_library(void) {
         DWORD error = GetLastError();
         snprintf(load_error, sizeof load_error, "LoadLibraryExW failed (Windows error %lu%s)",
                  (unsigned long)error,
-                 error == ERROR_MOD_NOT_FOUND ? ": a DLL it needs was not found" : "");
+                 error == ERROR_MOD_NOT_FOUND ? ": it, or a DLL it needs, was not found" : "");
     }
     free(path);
     return handle;
