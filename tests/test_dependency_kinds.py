@@ -190,3 +190,68 @@ def test_a_dependent_pair_has_no_single_factor(tmp_path: Path) -> None:
     # the half-cosine ramp (1 - cos(pi t / T)) / 2 at t = 1 and 2.5 s, of the full value
     ramp = [(1 - np.cos(np.pi * t / 5.0)) / 2 for t in (1.0, 2.5)]
     assert np.allclose(np.array(derivative[:2]) / derivative[2], ramp, rtol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def loads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Python load FMU of the default sphere (convolution radiation, a linear
+    viscous damping added so that F_viscous is not zero)."""
+    import hydrofmu
+    from test_loads_fmu import _config
+
+    config = _config("loads")
+    config["bodies"][0]["linear_damping"] = np.diag([1e4, 1e4, 2e4, 1e5, 1e5, 1e5]).tolist()
+    return build_fmu(hydrofmu.Model.default().bodies, config,
+                     tmp_path_factory.mktemp("kinds_loads") / "KindsLoads.fmu",
+                     model_name="KindsLoads")
+
+
+def test_the_load_fmus_constant_kinds_have_the_data_s_factors(loads: Path) -> None:
+    """The load FMU: the channels whose parts are linear in the motion with matrices fixed
+    at export are declared constant (hydrostatics on the pose: ``-K``; linear damping on the
+    velocity: ``-B``; ``F_added_mass`` on the acceleration: ``-A_inf``; the excitation, which
+    does not read the motion: 0), the radiation memory dependent. Each constant entry is
+    the same at three seeded points of a run (different memories, times and motions) and is
+    that matrix. Tolerance: the shim's central difference of outputs affine in the motion,
+    rounding eps |y| / max(1, |u|): 32 eps of that and of |J|."""
+    import hydrofmu
+
+    kinds = declared(loads)
+    assert kinds["body.F_hydrostatic[3]"]["body.pose[3]"] == "constant"
+    assert kinds["body.F_radiation[3]"]["body.velocity[3]"] == "dependent"
+    assert kinds["body.F_hydro[3]"]["body.pose[3]"] == "dependent"  # it sums the memory
+    pairs = [(o, i) for o, row in kinds.items() for i, k in row.items() if k in LINEAR
+             and not o.startswith("A_inf")]
+    outputs, inputs = sorted({o for o, _ in pairs}), sorted({i for _, i in pairs})
+    unit = FmuUnit(loads, "kinds_loads")
+    motion = _names(loads, "input")
+    rng = np.random.default_rng(4)
+    jacs, scale, step = [], np.zeros(len(outputs)), np.ones(len(inputs))
+    try:
+        for steps in (5, 9, 14):
+            for _ in range(steps):
+                unit.set(motion, 0.3 * rng.standard_normal(len(motion)))
+                unit.do_step(0.1)
+            jacs.append(unit.jacobian(outputs, inputs))
+            scale = np.maximum(scale, np.abs(unit.get(outputs)))
+            step = np.maximum(step, np.abs(unit.get(inputs)))
+    finally:
+        unit.close()
+    tol = 32 * EPS * (scale[:, None] / step[None, :] + np.abs(jacs[0]))
+    rows, cols = {o: outputs.index(o) for o in outputs}, {i: inputs.index(i) for i in inputs}
+    for jac in jacs[1:]:
+        for o, i in pairs:
+            assert abs(jac[rows[o], cols[i]] - jacs[0][rows[o], cols[i]]) <= tol[
+                rows[o], cols[i]], (o, i)
+    body = hydrofmu.Model.default().config["bodies"][0]
+    factors = {("F_hydrostatic", "pose"): -np.array(body["hydrostatic_stiffness"]),
+               ("F_viscous", "velocity"): -np.diag([1e4, 1e4, 2e4, 1e5, 1e5, 1e5]),
+               ("F_added_mass", "acceleration"):
+                   -hydrofmu.Model.default().bodies[0].added_mass_inf,
+               ("F_excitation", "velocity"): np.zeros((6, 6))}
+    for (q, m), expected in factors.items():
+        got = np.array([[jacs[0][rows[f"body.{q}[{a}]"], cols[f"body.{m}[{b}]"]]
+                         for b in range(1, 7)] for a in range(1, 7)])
+        sub = np.array([[tol[rows[f"body.{q}[{a}]"], cols[f"body.{m}[{b}]"]]
+                         for b in range(1, 7)] for a in range(1, 7)])
+        assert np.all(np.abs(got - expected) <= sub + 1e3 * EPS * np.max(np.abs(expected))), q

@@ -195,6 +195,14 @@ class Part:
         return []
 
     @classmethod
+    def motion_kind(cls, config: dict[str, Any], options: dict[str, Any]) -> str:
+        """FMI ``dependenciesKind`` of the force on the bodies' motion (pose, velocity,
+        acceleration) at a fixed memory, as the load FMU (``[export] kind = "loads"``)
+        declares it: ``"constant"`` when the force is linear in them with matrices fixed at
+        export (or does not read them), else ``"dependent"`` (the default)."""
+        return "dependent"
+
+    @classmethod
     def parameter_specs(cls, bodies: list[HydroData], config: dict[str, Any],
                         options: dict[str, Any]) -> list[ParameterSpec]:
         """FMU parameters of the part (name, type, unit, default, min/max, choices, check);
