@@ -28,9 +28,13 @@ value reference's type, causality and variability) and the arguments:
 
 ``native`` (default) checks all of it. ``python``: the Python FMU's documented deviations
 (``hydrofmu/runtime/fmi/state_machine.py``: a refused step leaves it in step complete; its
-parameters take other values before initialization) are allowed, and no foreign state is
-passed (pythonfmu's wrapper would dereference it). Writes a JSON summary (counts, or the
-first mismatch). Only fmpy and the standard library.
+parameters take other values before initialization, so its initialization may fail: the
+error state, kept by a state saved there) are allowed, its derivative is expected where the
+native one is (in initialization mode it may refuse the parameters set so far; an input
+near ``DBL_MAX`` overflows its central difference), and no foreign state is passed
+(pythonfmu's wrapper would dereference it). Both: fmi2SetFMUstate restores the saved state
+in every state, error included (FMI 2.0, section 2.1.3). Writes a JSON summary (counts, or
+the first mismatch). Only fmpy and the standard library.
 """
 
 from __future__ import annotations
