@@ -13,12 +13,12 @@ pythonfmu's binary (resource locations of every form, refusals, derivatives, a s
 from __future__ import annotations
 
 import re
-import struct
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from binary_symbols import pe_exports, pe_imports, pe_machine
 from hydrofmu.export.python_binary import (
     compile_uri_shim,
     windows_c_compiler,
@@ -38,42 +38,9 @@ FMI2_CS = (
     "fmi2GetStringStatus").split()
 
 
-def pe_tables(data: bytes) -> tuple[int, list[str], list[str]]:
+def pe_tables(data: bytes) -> tuple[int, set[str], list[str]]:
     """(COFF machine, exported names, imported DLL names) of a PE32+ file."""
-    pe = struct.unpack_from("<I", data, 0x3C)[0]
-    assert data[pe:pe + 4] == b"PE\0\0", "not a PE file"
-    machine, n_sections, _, _, _, opt_size, _ = struct.unpack_from("<HHIIIHH", data, pe + 4)
-    opt = pe + 24
-    assert struct.unpack_from("<H", data, opt)[0] == 0x20B, "not PE32+ (64 bit)"
-    sections = [struct.unpack_from("<8sIIII", data, opt + opt_size + 40 * k)
-                for k in range(n_sections)]
-
-    def offset(rva: int) -> int:
-        for _, vsize, vaddr, rsize, raw in sections:
-            if vaddr <= rva < vaddr + max(vsize, rsize):
-                return rva - vaddr + raw
-        raise ValueError(f"RVA {rva:#x} in no section")
-
-    def name_at(rva: int) -> str:
-        start = offset(rva)
-        return data[start:data.index(b"\0", start)].decode()
-
-    export_rva, import_rva = (struct.unpack_from("<I", data, opt + 112 + 8 * k)[0]
-                              for k in (0, 1))
-    exports: list[str] = []
-    if export_rva:
-        n_names, _, names_rva = struct.unpack_from("<III", data, offset(export_rva) + 24)
-        exports = [name_at(struct.unpack_from("<I", data, offset(names_rva) + 4 * k)[0])
-                   for k in range(n_names)]
-    imports: list[str] = []
-    at = offset(import_rva) if import_rva else None
-    while at is not None:
-        entry = struct.unpack_from("<IIIII", data, at)
-        if entry == (0, 0, 0, 0, 0):
-            break
-        imports.append(name_at(entry[3]))
-        at += 20
-    return machine, exports, imports
+    return pe_machine(data), pe_exports(data), pe_imports(data)
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +58,7 @@ def test_the_win64_shim_exports_the_fmi_api(dll: bytes) -> None:
     assert not missing, missing
     assert "finalizePythonInterpreter" in exports  # pythonfmu's binary exports it too
     # nothing of the shim's own beyond them (its helpers stay static)
-    assert set(exports) == {*FMI2_CS, "finalizePythonInterpreter"}
+    assert exports == {*FMI2_CS, "finalizePythonInterpreter"}
     # Windows itself and the universal C runtime only: no MinGW or POSIX runtime to ship
     assert all(re.fullmatch(r"(KERNEL32|api-ms-win-crt-[a-z]+-l1-1-0)\.dll", name, re.I)
                for name in imports), imports
