@@ -24,18 +24,7 @@ from hydrofmu.export.python_binary import (
     windows_c_compiler,
     wrapped_platforms,
 )
-
-#: Every function of the FMI 2.0 co-simulation API (fmi2Functions.h).
-FMI2_CS = (
-    "fmi2GetTypesPlatform fmi2GetVersion fmi2SetDebugLogging fmi2Instantiate "
-    "fmi2FreeInstance fmi2SetupExperiment fmi2EnterInitializationMode "
-    "fmi2ExitInitializationMode fmi2Terminate fmi2Reset fmi2GetReal fmi2GetInteger "
-    "fmi2GetBoolean fmi2GetString fmi2SetReal fmi2SetInteger fmi2SetBoolean fmi2SetString "
-    "fmi2GetFMUstate fmi2SetFMUstate fmi2FreeFMUstate fmi2SerializedFMUstateSize "
-    "fmi2SerializeFMUstate fmi2DeSerializeFMUstate fmi2GetDirectionalDerivative "
-    "fmi2SetRealInputDerivatives fmi2GetRealOutputDerivatives fmi2DoStep fmi2CancelStep "
-    "fmi2GetStatus fmi2GetRealStatus fmi2GetIntegerStatus fmi2GetBooleanStatus "
-    "fmi2GetStringStatus").split()
+from test_native_fmu import FMI2_CS_FUNCTIONS
 
 
 def pe_tables(data: bytes) -> tuple[int, set[str], list[str]]:
@@ -54,11 +43,11 @@ def dll(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 def test_the_win64_shim_exports_the_fmi_api(dll: bytes) -> None:
     machine, exports, imports = pe_tables(dll)
     assert machine == 0x8664  # x86-64
-    missing = sorted(set(FMI2_CS) - set(exports))
+    missing = sorted(set(FMI2_CS_FUNCTIONS) - set(exports))
     assert not missing, missing
     assert "finalizePythonInterpreter" in exports  # pythonfmu's binary exports it too
     # nothing of the shim's own beyond them (its helpers stay static)
-    assert exports == {*FMI2_CS, "finalizePythonInterpreter"}
+    assert exports == {*FMI2_CS_FUNCTIONS, "finalizePythonInterpreter"}
     # Windows itself and the universal C runtime only: no MinGW or POSIX runtime to ship
     assert all(re.fullmatch(r"(KERNEL32|api-ms-win-crt-[a-z]+-l1-1-0)\.dll", name, re.I)
                for name in imports), imports
@@ -74,7 +63,7 @@ def test_the_pe_reader_reads_pythonfmus_own_binary() -> None:
               / "pythonfmu-export.dll").read_bytes()
     machine, exports, imports = pe_tables(binary)
     assert machine == 0x8664
-    assert set(FMI2_CS) <= set(exports)
+    assert set(FMI2_CS_FUNCTIONS) <= set(exports)
     assert "python3.dll" in imports
 
 
