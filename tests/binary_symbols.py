@@ -1,21 +1,21 @@
-"""Exported symbol names of a Windows DLL (PE32+) and of a (universal) Mach-O library, read
-with the standard library only (no platform tool needed), for ``tests/test_native_fmu.py``."""
+"""Exported symbol names of a Windows DLL (PE32+, with its machine and imported DLLs) and of a
+(universal) Mach-O library, read with the standard library only (no platform tool needed),
+for ``tests/test_native_fmu.py`` and ``tests/test_win_shim.py``."""
 
 from __future__ import annotations
 
 import struct
 
 
-def pe_exports(data: bytes) -> set[str]:
-    """Names in the export directory of a PE32+ DLL."""
+def _pe(data: bytes) -> tuple[int, int, object]:
+    """(COFF machine, offset of the optional header, RVA -> file offset) of a PE32+ file."""
     assert data[:2] == b"MZ", "not a PE file"
     pe = struct.unpack_from("<I", data, 0x3C)[0]
     assert data[pe : pe + 4] == b"PE\0\0"
-    n_sections, = struct.unpack_from("<H", data, pe + 6)
+    machine, n_sections = struct.unpack_from("<HH", data, pe + 4)
     opt_size, = struct.unpack_from("<H", data, pe + 20)
     opt = pe + 24
     assert struct.unpack_from("<H", data, opt)[0] == 0x20B, "not PE32+"
-    export_rva, _ = struct.unpack_from("<II", data, opt + 112)
     sections = []
     for k in range(n_sections):
         s = opt + opt_size + 40 * k
@@ -28,13 +28,43 @@ def pe_exports(data: bytes) -> set[str]:
                 return rva - vaddr + raw
         raise ValueError(f"RVA {rva:#x} in no section")
 
+    return machine, opt, offset
+
+
+def _cstring(data: bytes, start: int) -> str:
+    return data[start : data.index(b"\0", start)].decode()
+
+
+def pe_machine(data: bytes) -> int:
+    """The COFF machine of a PE32+ file (0x8664: x86-64)."""
+    return _pe(data)[0]
+
+
+def pe_exports(data: bytes) -> set[str]:
+    """Names in the export directory of a PE32+ DLL."""
+    _, opt, offset = _pe(data)
+    export_rva, _ = struct.unpack_from("<II", data, opt + 112)
     exp = offset(export_rva)
     n_names, _, names_rva = struct.unpack_from("<III", data, exp + 24)
     out = set()
     for k in range(n_names):
         rva, = struct.unpack_from("<I", data, offset(names_rva) + 4 * k)
-        start = offset(rva)
-        out.add(data[start : data.index(b"\0", start)].decode())
+        out.add(_cstring(data, offset(rva)))
+    return out
+
+
+def pe_imports(data: bytes) -> list[str]:
+    """Names of the DLLs a PE32+ file imports, in its import directory's order."""
+    _, opt, offset = _pe(data)
+    import_rva, _ = struct.unpack_from("<II", data, opt + 120)
+    out: list[str] = []
+    at = offset(import_rva) if import_rva else None
+    while at is not None:
+        entry = struct.unpack_from("<IIIII", data, at)
+        if entry == (0, 0, 0, 0, 0):
+            break
+        out.append(_cstring(data, offset(entry[3])))
+        at += 20
     return out
 
 

@@ -28,9 +28,13 @@ value reference's type, causality and variability) and the arguments:
 
 ``native`` (default) checks all of it. ``python``: the Python FMU's documented deviations
 (``hydrofmu/runtime/fmi/state_machine.py``: a refused step leaves it in step complete; its
-parameters take other values before initialization) are allowed, and no foreign state is
-passed (pythonfmu's wrapper would dereference it). Writes a JSON summary (counts, or the
-first mismatch). Only fmpy and the standard library.
+parameters take other values before initialization, so its initialization may fail: the
+error state, kept by a state saved there) are allowed, its derivative is expected where the
+native one is (in initialization mode it may refuse the parameters set so far; an input
+near ``DBL_MAX`` overflows its central difference), and no foreign state is passed
+(pythonfmu's wrapper would dereference it). Both: fmi2SetFMUstate restores the saved state
+in every state, error included (FMI 2.0, section 2.1.3). Writes a JSON summary (counts, or
+the first mismatch). Only fmpy and the standard library.
 """
 
 from __future__ import annotations
@@ -103,6 +107,20 @@ class Oracle:
         self.state, self.t, self.start = INST, 0.0, 0.0
         self.u = dict(self.inputs)
         self.lost = False  # python: after a refused step, any status until fmi2Reset
+        self.init_failed = False  # the error state is a failed initialization's
+
+    def snapshot(self) -> tuple:
+        """What fmi2GetFMUstate saves: a state saved in step failed or after a failed step
+        is the one before that step (step complete); after a failed initialization, that
+        failure (the error state, no simulator)."""
+        state = STEP if self.state in (FAILED, ERR) and not self.init_failed else self.state
+        return state, self.t, self.start, dict(self.u), self.init_failed
+
+    def restore(self, snap: tuple) -> None:
+        """fmi2SetFMUstate of a :meth:`snapshot` (allowed in every state, error included:
+        FMI 2.0, section 2.1.3)."""
+        self.state, self.t, self.start, u, self.init_failed = snap
+        self.u = dict(u)
 
     def setup(self, start: float) -> set[int]:
         return {OK} if self.state == INST else {ERROR}
@@ -126,7 +144,7 @@ class Oracle:
             self.state, self.t = STEP, self.start
             self.u = {k: v if math.isfinite(v) else 0.0 for k, v in self.u.items()}
         else:
-            self.state = ERR
+            self.state, self.init_failed = ERR, True
 
     def step(self, at: float, h: float) -> set[int]:
         if self.state != STEP:
@@ -192,14 +210,21 @@ class Oracle:
         """fmi2GetDirectionalDerivative: the outputs' unknowns along the inputs' knowns (a
         NULL array with a nonzero count, another reference, a non-finite seed or input, a
         model without it, or the state instantiated: fmi2Error)."""
-        if not self.strict:
-            return {OK, ERROR}
-        if (not self.derivative or null or self.state == INST
-                or any(vr not in self.outputs for vr in unknowns)
-                or any(vr not in self.inputs for vr in knowns)
-                or not all(math.isfinite(v) for v in seeds)
-                or not all(math.isfinite(v) for v in self.u.values())):
-            return {ERROR}
+        error = (null or self.state == INST
+                 or any(vr not in self.outputs for vr in unknowns)
+                 or any(vr not in self.inputs for vr in knowns)
+                 or not all(math.isfinite(v) for v in seeds)
+                 or not all(math.isfinite(v) for v in self.u.values()))
+        if self.strict:
+            return {ERROR} if error or not self.derivative else {OK}
+        # python: answered by its linux64 shim (the fuzzed models have no user parts),
+        # whatever the description declares for its other platforms' binaries
+        if error or (self.init_failed and self.state in (ERR, TERM)):
+            return {ERROR}  # after a failed initialization there is no model
+        if self.state == INIT:  # the model is built from the parameters set so far,
+            return {OK, ERROR}  # which it may refuse
+        if max((abs(v) for v in self.u.values()), default=0.0) > 1e300:
+            return {OK, ERROR}  # the central difference's step of |u| overflows
         return {OK}
 
     def get_values(self, kind: str, vrs: list[int]) -> set[int]:
@@ -326,9 +351,7 @@ def main(fmu_path: str, calls: int, seed: int, result: str, flavour: str = "nati
             if saved is None:
                 saved = ctypes.c_void_p()
             check(f"{what}: getFMUstate", fn["fmi2GetFMUstate"](c, ctypes.byref(saved)), {OK})
-            # a state saved in step failed or error is the one before the failed step
-            snap_state = STEP if oracle.state in (FAILED, ERR) else oracle.state
-            saved_snapshot = (snap_state, oracle.t, oracle.start, dict(oracle.u))
+            saved_snapshot = oracle.snapshot()
         elif op == 13 and saved is not None:
             size = ctypes.c_size_t()
             check(f"{what}: size", fn["fmi2SerializedFMUstateSize"](c, saved,
@@ -350,9 +373,7 @@ def main(fmu_path: str, calls: int, seed: int, result: str, flavour: str = "nati
                 check(f"{what}: setFMUstate", fn["fmi2SetFMUstate"](c, other), {OK})
                 check(f"{what}: freeFMUstate", fn["fmi2FreeFMUstate"](c, ctypes.byref(other)),
                       {OK})
-                if oracle.strict or oracle.state != ERR:  # the Python FMU's failed
-                    oracle.state, oracle.t, oracle.start, u = saved_snapshot  # initialization
-                    oracle.u = dict(u)  # survives a restored state
+                oracle.restore(saved_snapshot)
                 counts["restored"] += 1
         elif op == 14 and oracle.strict:  # a state this instance did not make
             foreign = ctypes.c_void_p(ctypes.addressof(garbage))

@@ -260,16 +260,19 @@ def test_load_model_with_parts_not_linear_in_the_motion_declares_no_derivative()
 
 def test_the_python_fmu_declares_the_derivative_only_when_every_binary_answers(
         pto: tuple[Path, Path], tmp_path: Path) -> None:
-    """The built Python FMU carries pythonfmu's win64 binary (which refuses the call): not
-    declared; the same FMU with its linux64 binaries only (the shim's) is."""
+    """The built Python FMU carries the shim on linux64 and on win64 (pythonfmu's binaries
+    behind it), which both answer the call: declared. The same FMU with pythonfmu's win64
+    binary alone in its place (a build without a Windows compiler) is not shim-only."""
     python, _ = pto
-    assert not shim_only(python) and _provides(python) == "false"
-    linux = tmp_path / "linux.fmu"
-    with zipfile.ZipFile(python) as zin, zipfile.ZipFile(linux, "w") as zout:
+    assert shim_only(python) and _provides(python) == "true"
+    bare = tmp_path / "bare.fmu"
+    with zipfile.ZipFile(python) as zin, zipfile.ZipFile(bare, "w") as zout:
         for info in zin.infolist():
-            if not info.filename.startswith("binaries/win64"):
-                zout.writestr(info, zin.read(info))
-    assert shim_only(linux)
+            if info.filename.startswith("binaries/win64/") and "_pythonfmu" not in info.filename:
+                continue  # the shim out, pythonfmu's binary back under its own name
+            name = info.filename.replace("_pythonfmu.dll", ".dll")
+            zout.writestr(name, zin.read(info))
+    assert not shim_only(bare)
 
 
 def test_shim_fills_every_unknown_with_nan_on_a_dead_component(pto: tuple[Path, Path],

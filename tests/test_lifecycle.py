@@ -34,7 +34,11 @@ def test_repeated_instantiate_free_does_not_grow_memory(fmu: Path, tmp_path: Pat
         tmp_path,
     )
     rss = np.array(result["rss_kib"]) / 1024.0  # MB
-    growth = rss[-1] - rss[WARMUP - 1]
+    # Medians of the last ten cycles before and after: one cycle's RSS can hold a transient
+    # ~1.8 MB (an allocation freed a cycle or two later; seen at single cycles of runs of
+    # 200 and 400 cycles, before and after issue 29's changes alike), which is no leak:
+    # measured this way, 0.92 MB before those changes, 0.96 MB after.
+    growth = np.median(rss[-10:]) - np.median(rss[WARMUP - 10 : WARMUP])
     # Issue 7's acceptance: < 2 MB over the 180 cycles after the first 20 (12.3 MB before
     # the fix: every freed instance waited for a full cyclic collection; 0.74 MB measured
     # after it, allocator noise and pythonfmu's per-instantiation namespace).

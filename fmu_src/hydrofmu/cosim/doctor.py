@@ -182,11 +182,17 @@ def diagnose(fmu: str | Path, *, python: str = "python3") -> Diagnosis:
               "calls return fmi2OK with a logged error (fmi2DoStep: fmi2Discard), a second "
               "fmi2FreeInstance aborts the host, non-ASCII paths crash it; rebuild after "
               "pip install 'hydrofmu[native]' (the ziglang compiler wheel)")
-    for platform in ("win64", "darwin64"):
-        if platform in found:
-            d.add("warning", f"{platform}: pythonfmu's binary alone (hydrofmu's shim is "
-                  "Linux only): refused calls return fmi2OK with a logged error (fmi2DoStep: "
-                  "fmi2Discard)")
+    if f"binaries/win64/{d.model_identifier}_pythonfmu.dll" in binaries:
+        d.add("ok", "win64: hydrofmu's shim around pythonfmu's binary (refused calls return "
+              "fmi2Error; every form of resource location loads; the derivative answers)")
+    elif "win64" in found:
+        d.add("warning", "win64: pythonfmu's binary alone (no hydrofmu shim: built without "
+              "it, or without a Windows compiler: pip install 'hydrofmu[native]'): refused "
+              "calls return fmi2OK with a logged error (fmi2DoStep: fmi2Discard), resource "
+              "locations file:///C:/... only, no directional derivative")
+    if "darwin64" in found:
+        d.add("warning", "darwin64: pythonfmu's binary alone (no hydrofmu shim there): "
+              "refused calls return fmi2OK with a logged error (fmi2DoStep: fmi2Discard)")
     if "linux64" in found:
         linux = [b for n, b in binaries.items() if n.startswith("binaries/linux64/")]
         match = next((m for b in linux if (m := re.search(rb"libpython3\.\d+\.so[.\d]*", b))), None)

@@ -281,7 +281,7 @@ def build_fmu(
             python_binary.add_uri_shim(built, model_name)
         if link_libpython:
             python_binary.link_libpython(built)
-        # fmi2GetDirectionalDerivative: answered by the linux64 shim (runtime/fmi/
+        # fmi2GetDirectionalDerivative: answered by the shim (linux64, win64; runtime/fmi/
         # derivative.py), declared only when every binary of the FMU answers it
         provides = (bool(uri_shim) and not derivative_refusal(config, parts)
                     and shim_only(built))

@@ -7,9 +7,12 @@ pythonfmu's binary lacks: it decodes the whole resource URI (pythonfmu decodes o
 ``%20``, and an FMU unpacked under a folder with an accent then crashes the host in
 ``fmi2Instantiate``); it returns ``fmi2Error`` for a call the Python slave refused (marked
 by a log message of category ``hydrofmu.refused``; pythonfmu itself can only return OK,
-Discard from a step, or Fatal); it ignores, with a message, a second ``fmi2FreeInstance``.
-Linux only: on Windows and macOS the FMU carries pythonfmu's binary alone (refusals return
-``fmi2OK`` with a logged error, ``fmi2Discard`` from ``fmi2DoStep``).
+Discard from a step, or Fatal); it ignores, with a message, a second ``fmi2FreeInstance``;
+it answers ``fmi2GetDirectionalDerivative`` through the slave. The same source wraps
+pythonfmu's Windows binary (``binaries/win64/<id>.dll``, cross-compiled by the ziglang wheel
+for ``x86_64-windows-gnu``, or a MinGW-w64 ``x86_64-w64-mingw32-gcc``:
+:func:`windows_c_compiler`); without a Windows compiler that binary is left alone, and the FMU
+does not declare the derivative (:func:`wrapped_platforms`). pythonfmu ships no macOS binary.
 
 :func:`link_libpython` makes the binary load libpython by itself (no ``LD_PRELOAD``).
 
@@ -44,6 +47,13 @@ from ..runtime.errors import ExportError, OptionalDependencyError
 
 #: Folder of the Linux binaries inside an FMU.
 LINUX_BINARIES = "binaries/linux64/"
+#: Folder of the Windows binaries inside an FMU.
+WINDOWS_BINARIES = "binaries/win64/"
+#: The zig target of the Windows shim (the MinGW-w64 ABI; it imports the universal C
+#: runtime, as pythonfmu's MSVC binary does).
+ZIG_WINDOWS_TARGET = "x86_64-windows-gnu"
+#: Suffix of the wrapped original binary's name (``<id>_pythonfmu.so`` / ``.dll``).
+WRAPPED_SUFFIX = "_pythonfmu"
 
 
 def shared_libpython() -> Path:
@@ -212,6 +222,63 @@ def c_compiler() -> list[str] | None:
     return _ziglang()
 
 
+def windows_c_compiler() -> list[str] | None:
+    """The command that compiles C for 64-bit Windows here, or None: the ziglang package
+    (``-target x86_64-windows-gnu``), else MinGW-w64's ``x86_64-w64-mingw32-gcc``."""
+    zig = _ziglang()
+    if zig is not None:
+        return [*zig[:-1], ZIG_WINDOWS_TARGET]
+    found = shutil.which("x86_64-w64-mingw32-gcc")
+    return [found] if found else None
+
+
+def compile_uri_shim(out: str | Path, real_name: str, *, windows: bool = False) -> Path:
+    """Compile ``uri_shim.c`` into ``out``, forwarding to ``real_name`` (the file name of
+    pythonfmu's binary beside it): a Linux ``.so`` (:func:`c_compiler`) or, with
+    ``windows``, a win64 ``.dll`` (:func:`windows_c_compiler`).
+
+    Raises
+    ------
+    OptionalDependencyError
+        No compiler for the platform.
+    ExportError
+        The compilation failed (the compiler's message is included).
+    """
+    compiler = windows_c_compiler() if windows else c_compiler()
+    if compiler is None:
+        raise OptionalDependencyError(
+            NO_COMPILER_HINT if not windows else
+            "no compiler for Windows (the ziglang package or x86_64-w64-mingw32-gcc)",
+            value="cc")
+    # Linux: -z nodelete keeps the shim loaded when a host unloads the FMU, as pythonfmu's
+    # binary stays (exit handlers point into it); libdl and pthreads. Windows: kernel32.
+    platform = [] if windows else ["-fPIC", "-Wl,-z,nodelete"]
+    libraries = [] if windows else ["-ldl", "-pthread"]
+    command = [*compiler, "-shared", *platform, "-O2", "-fvisibility=hidden",
+               f"-I{fmi_headers()}",
+               f"-I{URI_PARSER_DIR}",  # hfn_uri.h: the resource location parsed as natively
+               f'-DREAL_NAME="{real_name}"', "-o", str(out), str(URI_SHIM_SOURCE), *libraries]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise ExportError(
+            f"compiling the shim with {' '.join(compiler)} failed: {proc.stderr.strip()}",
+            value=proc.stderr,
+        )
+    return Path(out)
+
+
+def wrapped_platforms(fmu: str | Path) -> dict[str, bool]:
+    """Each binary folder of ``fmu`` (``linux64``, ``win64``...) -> whether its binary is
+    hydrofmu's shim (the original beside it as ``<id>_pythonfmu.<ext>``)."""
+    with zipfile.ZipFile(fmu) as z:
+        names = [n for n in z.namelist() if n.startswith("binaries/") and not n.endswith("/")]
+    out: dict[str, bool] = {}
+    for name in names:
+        platform = name.split("/")[1]
+        out[platform] = out.get(platform, False) or Path(name).stem.endswith(WRAPPED_SUFFIX)
+    return out
+
+
 def fmi_headers() -> Path:
     """Folder of the FMI 2.0 C headers (fmpy ships them)."""
     import fmpy
@@ -226,70 +293,64 @@ def fmi_headers() -> Path:
 
 
 def add_uri_shim(fmu: str | Path, model_identifier: str) -> str:
-    """Replace ``binaries/linux64/<id>.so`` of ``fmu`` (in place) by the shim.
+    """Replace ``binaries/linux64/<id>.so`` of ``fmu`` (in place) by the shim, and
+    ``binaries/win64/<id>.dll`` too where a Windows compiler exists
+    (:func:`windows_c_compiler`; without one it stays pythonfmu's, with a warning).
 
-    The original binary becomes ``binaries/linux64/<id>_pythonfmu.so``; the shim, linked
-    ``-z nodelete`` (it stays loaded when a host unloads the FMU, as pythonfmu's binary
-    does, so exit handlers that point into it stay valid), forwards to it.
+    Each original binary becomes ``<id>_pythonfmu.so`` / ``.dll`` beside the shim, which
+    forwards to it (:func:`compile_uri_shim`).
 
     Returns
     -------
     str
-        The member name of the original binary.
+        The member name of the original Linux binary.
 
     Raises
     ------
     OptionalDependencyError
         No C compiler.
     ExportError
-        No Linux binary, or the compilation failed.
+        No Linux binary, or a compilation failed.
     """
+    import warnings
+
     fmu = Path(fmu)
-    compiler = c_compiler()
-    if compiler is None:
+    if c_compiler() is None:
         raise OptionalDependencyError(NO_COMPILER_HINT, value="cc")
-    member = f"{LINUX_BINARIES}{model_identifier}.so"
-    real = f"{LINUX_BINARIES}{model_identifier}_pythonfmu.so"
+    targets = {f"{LINUX_BINARIES}{model_identifier}.so": False,
+               f"{WINDOWS_BINARIES}{model_identifier}.dll": True}
     with zipfile.ZipFile(fmu) as z:
         infos = z.infolist()
         members = {i.filename: z.read(i) for i in infos}
-    if member not in members:
-        raise ExportError(f"'{fmu}' has no {member} to wrap", value=member)
+    linux = f"{LINUX_BINARIES}{model_identifier}.so"
+    if linux not in members:
+        raise ExportError(f"'{fmu}' has no {linux} to wrap", value=linux)
+    if f"{WINDOWS_BINARIES}{model_identifier}.dll" in members and windows_c_compiler() is None:
+        warnings.warn("no compiler for Windows (the ziglang package or x86_64-w64-mingw32-gcc):"
+                      " the FMU's win64 binary is pythonfmu's alone (no derivative, resource"
+                      " locations file:///C:/... only)", stacklevel=2)
+        del targets[f"{WINDOWS_BINARIES}{model_identifier}.dll"]
+    shims: dict[str, tuple[str, bytes]] = {}  # member -> (the original's new name, shim)
     with tempfile.TemporaryDirectory(prefix="hydrofmu_shim_") as tmp:
-        out = Path(tmp) / "shim.so"
-        command = [
-            *compiler,
-            "-shared",
-            "-fPIC",
-            "-O2",
-            "-fvisibility=hidden",
-            "-Wl,-z,nodelete",
-            f"-I{fmi_headers()}",
-            f"-I{URI_PARSER_DIR}",  # hfn_uri.h: the resource location parsed as natively
-            f'-DREAL_NAME="{Path(real).name}"',
-            "-o",
-            str(out),
-            str(URI_SHIM_SOURCE),
-            "-ldl",
-            "-pthread",
-        ]
-        proc = subprocess.run(command, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise ExportError(
-                f"compiling the shim with {' '.join(compiler)} failed: {proc.stderr.strip()}",
-                value=proc.stderr,
-            )
-        shim = out.read_bytes()
+        for member, windows in targets.items():
+            if member not in members:
+                continue
+            path = Path(member)
+            real = f"{path.parent.as_posix()}/{path.stem}{WRAPPED_SUFFIX}{path.suffix}"
+            out = Path(tmp) / f"shim{path.suffix}"
+            compile_uri_shim(out, Path(real).name, windows=windows)
+            shims[member] = (real, out.read_bytes())
     partial = fmu.with_name(f".{fmu.name}.shim")
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
         for info in infos:
-            if info.filename == member:
-                z.writestr(real, members[member])
-                z.writestr(member, shim)
+            if info.filename in shims:
+                real, shim = shims[info.filename]
+                z.writestr(real, members[info.filename])
+                z.writestr(info.filename, shim)
             else:
                 z.writestr(info, members[info.filename])
     partial.replace(fmu)
-    return real
+    return shims[linux][0]
 
 
 def compile_shared_library(source: str | Path, output: str | Path, *,

@@ -1,15 +1,18 @@
-/* hydrofmu's shim in front of pythonfmu's Linux binary (built by hydrofmu.native).
+/* hydrofmu's shim in front of pythonfmu's binary (built by hydrofmu.export.python_binary).
  *
- * This library takes the binary's place (binaries/linux64/<id>.so), loads the original next
- * to it (REAL_NAME, given at compile time) and forwards every FMI 2.0 co-simulation call.
- * It does three things pythonfmu 0.7.0's binary does not:
+ * This library takes the binary's place (binaries/linux64/<id>.so, binaries/win64/<id>.dll),
+ * loads the original next to it (REAL_NAME, given at compile time: dlopen, or LoadLibraryExW
+ * on Windows) and forwards every FMI 2.0 co-simulation call. It does what pythonfmu 0.7.0's
+ * binary does not:
  *
  * 1. Resource URI: pythonfmu decodes only "%20" and strips only "file://"; an FMU unpacked
  *    under a folder with any other percent-encoded character (an accent: "t%C3%ABst"), or
  *    given "file:/path" (Simulink, Dymola) or "file://localhost/path", looks for its
- *    resources in a folder that does not exist and the host crashes. fmi2Instantiate
- *    parses the location as the native runtime does (native/csrc/hfn_uri.h: every %XY
- *    decoded) and hands pythonfmu "file://" + the path.
+ *    resources in a folder that does not exist and the host crashes. On Windows it strips
+ *    "file:///" only, so "file:/C:/x", "file:///C|/x", "file://localhost/C:/x" and UNC
+ *    shares fail too. fmi2Instantiate parses the location as the native runtime does
+ *    (native/csrc/hfn_uri.h: every %XY decoded, drive letters and UNC paths on Windows)
+ *    and hands pythonfmu HANDED_PREFIX + the path, the one form it reads.
  *
  * 2. fmi2Error: pythonfmu turns a Python exception into fmi2Fatal and lets Python return
  *    only OK (or Discard from doStep). fmi2Instantiate hands pythonfmu the shim's own
@@ -39,10 +42,15 @@
  *    with flagged value references (see the function below), which the slave answers
  *    with the exact derivative or refuses by name.
  */
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#else
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <math.h>
 #include <pthread.h>
+#endif
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +62,26 @@
 #error "compile with -DREAL_NAME=\"<file name of the original binary>\""
 #endif
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport)
+/* pythonfmu's Windows binary strips "file:///" (8 characters) and reads the rest as a path
+ * ("C:/dir", or "//server/share" for a UNC share). */
+#define HANDED_PREFIX "file:///"
+#define LOAD_HINT "python3.dll and the Python the FMU was built with must be found (on PATH)"
+typedef SRWLOCK shim_lock;
+#define SHIM_LOCK_INIT SRWLOCK_INIT
+#define LOCK(l) AcquireSRWLockExclusive(l)
+#define UNLOCK(l) ReleaseSRWLockExclusive(l)
+#else
 #define EXPORT __attribute__((visibility("default")))
+/* pythonfmu's Linux binary strips "file://" (7 characters): "file:///x" gives "/x". */
+#define HANDED_PREFIX "file://"
+#define LOAD_HINT "a C/C++ host must preload libpython, or build it with --link-libpython"
+typedef pthread_mutex_t shim_lock;
+#define SHIM_LOCK_INIT PTHREAD_MUTEX_INITIALIZER
+#define LOCK(l) pthread_mutex_lock(l)
+#define UNLOCK(l) pthread_mutex_unlock(l)
+#endif
 #ifndef fmi2Version
 #define fmi2Version "2.0"
 #endif
@@ -66,6 +93,58 @@
 
 static char load_error[1024] = "";
 
+#ifdef _WIN32
+/* The original DLL, REAL_NAME in this DLL's folder (a wide path: the folder may hold any
+ * character). LOAD_WITH_ALTERED_SEARCH_PATH: its own imports (python3.dll) are searched
+ * from its folder first, then as usual. */
+static HMODULE real_library(void) {
+    static HMODULE handle = NULL;
+    HMODULE self = NULL;
+    const DWORD size = 32768;
+    const char *name = REAL_NAME;
+    wchar_t *path;
+    DWORD n;
+    size_t dir = 0, i, len = strlen(name);
+    if (handle) return handle;
+    if (!GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS |
+                                GET_MODULE_HANDLE_EX_FLAG_UNCHANGED_REFCOUNT,
+                            (LPCWSTR)(void *)&real_library, &self)) {
+        snprintf(load_error, sizeof load_error, "GetModuleHandleExW failed (Windows error %lu)",
+                 (unsigned long)GetLastError());
+        return NULL;
+    }
+    path = (wchar_t *)malloc(size * sizeof *path);
+    if (!path) return NULL;
+    n = GetModuleFileNameW(self, path, size);
+    if (n == 0 || n >= size) {
+        snprintf(load_error, sizeof load_error, "GetModuleFileNameW failed (Windows error %lu)",
+                 (unsigned long)GetLastError());
+        free(path);
+        return NULL;
+    }
+    for (i = 0; i < n; ++i)
+        if (path[i] == L'\\' || path[i] == L'/') dir = i + 1;
+    if (dir + len + 1 > size) {
+        free(path);
+        return NULL;
+    }
+    for (i = 0; i <= len; ++i) path[dir + i] = (wchar_t)(unsigned char)name[i];
+    handle = LoadLibraryExW(path, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
+    if (!handle) {
+        DWORD error = GetLastError();
+        snprintf(load_error, sizeof load_error, "LoadLibraryExW failed (Windows error %lu%s)",
+                 (unsigned long)error,
+                 error == ERROR_MOD_NOT_FOUND ? ": it, or a DLL it needs, was not found" : "");
+    }
+    free(path);
+    return handle;
+}
+
+static void *real_symbol(const char *name) {
+    HMODULE lib = real_library();
+    return lib ? (void *)GetProcAddress(lib, name) : NULL;
+}
+#else
 static void *real_library(void) {
     static void *handle = NULL;
     if (handle) return handle;
@@ -87,6 +166,7 @@ static void *real_symbol(const char *name) {
     void *lib = real_library();
     return lib ? dlsym(lib, name) : NULL;
 }
+#endif
 
 /* ------------------------------------------------------------------ instances */
 typedef struct Shim {
@@ -102,7 +182,7 @@ typedef struct Shim {
     struct Shim *next;
 } Shim;
 
-static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static shim_lock registry_lock = SHIM_LOCK_INIT;
 static Shim *live = NULL;
 static Shim *graveyard[GRAVEYARD];
 static size_t graveyard_next = 0;
@@ -187,13 +267,13 @@ static void shim_message(const Shim *s, fmi2Status status, const char *text) {
 /* The live Shim of component c, or NULL (a freed or unknown component: said if known). */
 static Shim *acquire(fmi2Component c, const char *call) {
     Shim *found = NULL, *dead = NULL;
-    pthread_mutex_lock(&registry_lock);
+    LOCK(&registry_lock);
     for (Shim *s = live; s; s = s->next)
         if ((fmi2Component)s == c) { found = s; break; }
     if (!found)
         for (size_t i = 0; i < GRAVEYARD; ++i)
             if (graveyard[i] && (fmi2Component)graveyard[i] == c) { dead = graveyard[i]; break; }
-    pthread_mutex_unlock(&registry_lock);
+    UNLOCK(&registry_lock);
     if (dead) {
         char text[512];
         snprintf(text, sizeof text,
@@ -205,17 +285,19 @@ static Shim *acquire(fmi2Component c, const char *call) {
     return found;
 }
 
-/* The resource location as pythonfmu 0.7.0 reads it on Linux: it strips "file://" and
- * turns "%20" into a space, nothing else. The location is parsed as the native runtime
- * parses it (hfn_uri.h: file:/path, file:///path, file://localhost/path, every %XX
- * decoded) and handed on as "file://" + the path. NULL: not a file URI of this machine. */
+/* The resource location as pythonfmu 0.7.0 reads it: it turns "%20" into a space and
+ * strips HANDED_PREFIX, nothing else. The location is parsed as the native runtime parses
+ * it (hfn_uri.h: file:/path, file:///path, file://localhost/path, every %XX decoded; on
+ * Windows drive letters, "C|" and UNC shares) and handed on as HANDED_PREFIX + the path.
+ * NULL: not a file URI of this machine. */
 static char *normalized_uri(const char *uri) {
-    char *path = hfn_uri_to_path(uri, 0), *out;
+    char *path = hfn_uri_to_path(uri, HFN_URI_WINDOWS), *out;
+    size_t k = strlen(HANDED_PREFIX);
     if (!path) return NULL;
-    out = malloc(strlen(path) + 8);
+    out = malloc(strlen(path) + k + 1);
     if (out) {
-        memcpy(out, "file://", 7);
-        strcpy(out + 7, path);
+        memcpy(out, HANDED_PREFIX, k);
+        strcpy(out + k, path);
     }
     free(path);
     return out;
@@ -231,8 +313,7 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
             functions->logger(functions->componentEnvironment, instanceName, fmi2Fatal,
                               "logStatusFatal",
                               "cannot load the FMU's binary " REAL_NAME ": %s (this is the "
-                              "Python FMU: a C/C++ host must preload libpython, or build it "
-                              "with --link-libpython; the native FMU needs no Python: "
+                              "Python FMU: " LOAD_HINT "; the native FMU needs no Python: "
                               "hydrofmu build CONFIG -o FMU --native, where the model allows; "
                               "run: hydrofmu doctor FMU)",
                               load_error);
@@ -252,7 +333,8 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
         functions->logger(functions->componentEnvironment, instanceName, fmi2Error,
                           "logStatusError", "fmi2Instantiate: the resource location '%s' is "
                           "not a file URI of this machine (file:///path, file:/path, "
-                          "file://localhost/path)", fmuResourceLocation);
+                          "file://localhost/path, file:///C:/path on Windows)",
+                          fmuResourceLocation);
     if (!s->name || (fmuResourceLocation && !decoded)) {
         free(decoded);
         release(s);
@@ -265,17 +347,17 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
         release(s);
         return NULL;
     }
-    pthread_mutex_lock(&registry_lock);
+    LOCK(&registry_lock);
     s->next = live;
     live = s;
-    pthread_mutex_unlock(&registry_lock);
+    UNLOCK(&registry_lock);
     return (fmi2Component)s;
 }
 
 EXPORT void fmi2FreeInstance(fmi2Component c) {
     static fmi2FreeInstanceTYPE *f = NULL;
     Shim *found = NULL, *dead = NULL, *evicted = NULL;
-    pthread_mutex_lock(&registry_lock);
+    LOCK(&registry_lock);
     for (Shim **p = &live; *p; p = &(*p)->next) {
         if ((fmi2Component)*p == c) {
             found = *p;
@@ -290,7 +372,7 @@ EXPORT void fmi2FreeInstance(fmi2Component c) {
     if (!found)
         for (size_t i = 0; i < GRAVEYARD; ++i)
             if (graveyard[i] && (fmi2Component)graveyard[i] == c) { dead = graveyard[i]; break; }
-    pthread_mutex_unlock(&registry_lock);
+    UNLOCK(&registry_lock);
     release(evicted);
     if (dead) {
         char text[512];
@@ -492,7 +574,7 @@ FORWARD_FILL(fmi2GetStringStatus, (fmi2Component c, const fmi2StatusKind k, fmi2
 EXPORT const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 EXPORT const char *fmi2GetVersion(void) { return fmi2Version; }
 
-/* hydrofmu's exit guard (loader.py) registers this with __cxa_atexit. */
+/* hydrofmu's exit guard (loader.py) registers this with __cxa_atexit (Linux). */
 EXPORT void finalizePythonInterpreter(void) {
     static void (*f)(void) = NULL;
     if (!f) *(void **)(&f) = real_symbol("finalizePythonInterpreter");

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import struct
 import xml.etree.ElementTree as ET
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -65,12 +64,13 @@ def declare_derivative(xml: bytes, model: NativeModel) -> bytes:
 
 
 def shim_only(fmu: str | Path) -> bool:
-    """Whether every binary of a Python FMU is hydrofmu's linux64 shim (or the pythonfmu
-    binary behind it), which answers ``fmi2GetDirectionalDerivative``; pythonfmu's other
-    platforms' binaries (win64) refuse it, so the FMU cannot declare it."""
-    with zipfile.ZipFile(fmu) as z:
-        return all(name.startswith("binaries/linux64/") for name in z.namelist()
-                   if name.startswith("binaries/") and not name.endswith("/"))
+    """Whether every binary of a Python FMU is hydrofmu's shim (linux64 and win64, with
+    pythonfmu's binary behind it), which answers ``fmi2GetDirectionalDerivative``;
+    pythonfmu's binary alone (a win64 one built without a Windows compiler) refuses it, so
+    the FMU cannot declare it."""
+    from ..python_binary import wrapped_platforms
+
+    return all(wrapped_platforms(fmu).values())
 
 
 def declare_provides(xml: bytes, provided: bool) -> bytes:

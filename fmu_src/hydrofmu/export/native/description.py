@@ -123,7 +123,7 @@ def model_description(bodies: Sequence[HydroData], config: dict[str, Any], model
     model_name, description
         The model identifier and the description.
     """
-    from ...runtime.simulator.layout import output_table, parameter_table
+    from ...runtime.simulator.layout import ModelInterface, output_table, parameter_table
 
     parameters = parameter_table(list(bodies), config)
     table = output_table(list(bodies), config)
@@ -133,8 +133,9 @@ def model_description(bodies: Sequence[HydroData], config: dict[str, Any], model
         from ...runtime.errors import ExportError
 
         raise ExportError(f"duplicated FMU variable names: {duplicated}", value=duplicated)
+    # the Python FMU's dependencies with their kinds: one writer for both runtimes
     return described(parameters, table, config, model_name, description,
-                     {port.name: list(port.feedthrough) for port in table.outputs})
+                     ModelInterface.output_dependencies(list(bodies), config))
 
 
 def described(parameters: Sequence[ParameterSpec], table: Any, config: dict[str, Any],

@@ -13,6 +13,15 @@ instead, through two calls the binary does forward:
 No model has a value reference with :data:`FLAG` set (the shim refuses a host's); a
 refusal is logged with the refused category, so the shim returns ``fmi2Error``.
 
+States (FMI 2.0, section 4.2.4): the call is answered in initialization mode, step
+complete, terminated and error (after a failed step: the Python FMU's refused steps leave
+it in step complete), as by the native FMU. In initialization mode the simulator does not
+exist yet (it is built at ``fmi2ExitInitializationMode``): the derivative is that of a
+simulator built from the parameters set so far, at the start time and the current inputs,
+the one ``fmi2ExitInitializationMode`` would build (kept until a parameter changes); its
+parameters refused give ``fmi2Error`` with the reason. After a failed initialization there is
+no simulator: refused, naming the failure.
+
 The derivative: at a fixed state (memory) the outputs are affine in the inputs, except the
 products of two outputs (a linear PTO's power), which are quadratic. For such a map the
 central difference along the seed, ``(y(u + s du) - y(u - s du)) / (2 s)``, IS the
@@ -27,7 +36,7 @@ This module is run time (bundled in the FMU): numpy and the standard library onl
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +45,7 @@ from ..errors import HydroFMUError
 from ..loads.interface import LOAD_KIND
 from ..loads.interface import derivative_refusal as load_derivative_refusal
 from ..simulator.layout import PartSpec
+from . import state_machine as fsm
 from .log import FmiLog
 from .run_state import RunState
 from .variables import VariableTable
@@ -86,13 +96,16 @@ class DirectionalDerivative:
     """
 
     def __init__(self, *, variables: VariableTable, run: RunState, log: FmiLog,
-                 refusal: str) -> None:
+                 refusal: str, build: Callable[[dict[str, Any]], Any] | None = None) -> None:
         self.variables = variables
         self.run = run
         self.log = log
         self.refusal = refusal
+        self.build = build
         self.seeds: dict[int, float] | None = None
         self.said = False  # the pending call's refusal is logged already
+        # initialization mode: (parameters, the simulator built from them)
+        self.probe: tuple[dict[str, Any], Any] | None = None
 
     def _unflagged(self, vrs: Sequence[int], lo: int, hi: int, what: str) -> list[int] | None:
         out = []
@@ -112,11 +125,27 @@ class DirectionalDerivative:
             return True
         if self.log.refused("get", self.run.phase):
             return True
-        if self.run.sim is None:
-            self.log.refuse("fmi2GetDirectionalDerivative: available once initialization "
-                            "has ended (the model is built at fmi2ExitInitializationMode)")
+        if self.run.sim is None and (self.run.phase != fsm.INITIALIZATION_MODE
+                                     or self.build is None):
+            why = self.run.failure or "the model is built at fmi2ExitInitializationMode"
+            self.log.refuse(f"fmi2GetDirectionalDerivative: no model to differentiate ({why})")
             return True
         return False
+
+    def _simulator(self) -> Any:
+        """The simulator to differentiate: the instance's, or in initialization mode one
+        built from the parameters set so far at the start time (None and a refusal when
+        they are refused)."""
+        if self.run.sim is not None:
+            self.probe = None
+            return self.run.sim
+        parameters = self.variables.parameter_values()
+        if self.probe is None or self.probe[0] != parameters:
+            self.probe = None
+            sim = self.build(parameters)
+            sim.initialize(self.run.start_time)
+            self.probe = (parameters, sim)
+        return self.probe[1]
 
     def set_seeds(self, vrs: Sequence[int], values: Sequence[float]) -> None:
         """The shim's first call: the seeds of the flagged inputs ``vrs[:-1]``."""
@@ -165,7 +194,15 @@ class DirectionalDerivative:
         if size == 0.0:
             return [0.0] * (n + 1)
         step = max(1.0, float(np.max(np.abs(u), initial=0.0))) / size
-        sim = self.run.sim
+        try:
+            sim = self._simulator()
+        except HydroFMUError as exc:
+            self.log.refuse(f"fmi2GetDirectionalDerivative: the model cannot be built from "
+                            f"the parameters set: {exc}")
+            return failed
+        except Exception as exc:  # never let an exception reach the wrapper (fmi2Fatal)
+            self.log.internal("fmi2GetDirectionalDerivative", exc)
+            return failed
         try:
             sim.set_input_vector(u + step * du)
             plus = sim.output_vector()

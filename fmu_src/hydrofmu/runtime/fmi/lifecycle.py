@@ -110,6 +110,7 @@ class FmiLifecycle:
             run.failure = log.internal("exit_initialization_mode", exc)
             return
         table.adopt_choices()  # a choice set by its enumeration twin shows in both
+        table.reals[table.input_lo : table.input_hi] = u  # the zeros the steps then read
         run.attach(sim, table.parameter_values())
         run.phase = fsm.STEP_COMPLETE
         for line in sim.report:  # model choices and their measured truncation errors

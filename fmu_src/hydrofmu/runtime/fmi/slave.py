@@ -139,7 +139,8 @@ class HydroSlave(Fmi2Slave):
         self.states = StateCodec(model=self.model, **parts)
         # fmi2GetDirectionalDerivative through the shim (derivative.py)
         self.derivative = DirectionalDerivative(
-            **parts, refusal=derivative_refusal(self.model.config, self.model.parts))
+            **parts, refusal=derivative_refusal(self.model.config, self.model.parts),
+            build=self.model.simulator)
 
     @property
     def initialization_error(self) -> str:

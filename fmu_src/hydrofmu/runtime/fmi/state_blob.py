@@ -137,10 +137,12 @@ class StateCodec:
         try:
             inputs = np.zeros(len(table.reals), dtype=bool)
             inputs[table.input_lo : table.input_hi] = True
+            settable = np.zeros(len(table.reals), dtype=bool)  # the Real parameters
+            settable[: table.input_lo] = True
             problem = state_problem(
                 state, model=self.model.identity, n_reals=len(table.reals),
                 n_ints=len(table.ints), n_strs=len(table.strs), finite_reals=~inputs,
-                states=fsm.STATES,
+                states=fsm.STATES, parameters=settable,
             )
             if problem:
                 self.log.refuse(f"fmi2SetFMUstate refused, the instance is unchanged: {problem}")

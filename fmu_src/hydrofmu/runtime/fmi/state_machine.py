@@ -11,11 +11,21 @@ Calls the wrapper answers itself and never routes to Python (so not in the table
 ``fmi2GetTypesPlatform``, ``fmi2GetVersion``, ``fmi2SetDebugLogging``, ``fmi2FreeInstance``,
 ``fmi2GetStatus`` and its typed variants, ``fmi2CancelStep``, ``fmi2FreeFMUstate``,
 ``fmi2SerializedFMUstateSize``, ``fmi2SerializeFMUstate`` and ``fmi2DeSerializeFMUstate``
-(these call static methods of the class, with no instance), the input and directional
-derivatives (unsupported). ``fmi2Reset`` makes the wrapper construct a new Python instance,
-which starts in :data:`INSTANTIATED`. hydrofmu's shim in front of the Linux binary answers a
-second ``fmi2FreeInstance`` (and any call on a freed instance) itself, and returns
-``fmi2Error`` for a call refused here (:mod:`hydrofmu.runtime.fmi.log`).
+(these call static methods of the class, with no instance), and the input derivatives
+(``canInterpolateInputs = false``). ``fmi2Reset`` makes the wrapper construct a new Python
+instance, which starts in :data:`INSTANTIATED`. hydrofmu's shim in front of pythonfmu's
+binary answers a second ``fmi2FreeInstance`` (and any call on a freed instance) itself, and
+returns ``fmi2Error`` for a call refused here (:mod:`hydrofmu.runtime.fmi.log`).
+
+``fmi2GetDirectionalDerivative`` reaches the slave through the shim as a flagged
+``fmi2SetReal`` and ``fmi2GetReal`` (:mod:`hydrofmu.runtime.fmi.derivative`), so it is
+checked as a getter (``"get"``): allowed in initialization mode (differentiating the
+simulator the parameters set so far make), step complete, terminated and error (refused
+there when initialization failed: no model exists), as FMI 2.0 allows and as the native FMU
+answers. ``fmi2SetFMUstate`` is allowed in every state, error included: FMI 2.0 (section
+2.1.3) restarts from a stored state after ``fmi2Error``; a state saved after a failed
+initialization restores that failure, parameter values the importer set included (they are
+checked when the simulator is built, not when a state without one is restored).
 
 Deviation on purpose: a step that is refused before any work (bad time arguments, the work
 limit, a non-finite input, a step whose integration failed and was rolled back) leaves the

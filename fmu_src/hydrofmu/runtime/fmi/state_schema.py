@@ -98,6 +98,7 @@ def state_problem(
     n_strs: int,
     finite_reals: np.ndarray,
     states: tuple[str, ...],
+    parameters: np.ndarray | None = None,
 ) -> str | None:
     """Why the ``fmu.*`` part of ``state`` cannot be restored in this model, or None.
 
@@ -114,6 +115,11 @@ def state_problem(
         the inputs, which the importer may have set to anything).
     states
         The valid state-machine states.
+    parameters
+        Boolean mask, shape (n_reals,): the Real parameters. Their values are checked when
+        the simulator is built (``fmi2ExitInitializationMode``), so a state without a
+        simulator (saved before initialization ended, or after it failed) may hold any value
+        the importer set, a non-finite one included: they need not be finite there.
     """
     if not isinstance(state, Mapping):
         return "the FMU state is not a mapping of arrays"
@@ -144,7 +150,10 @@ def state_problem(
     if str(state["fmu.phase"]) not in states:
         return f"the FMU state has an unknown phase {str(state['fmu.phase'])!r}"
     reals = state["fmu.reals"]
-    bad = np.flatnonzero(~np.isfinite(reals) & finite_reals)
+    must = finite_reals
+    if parameters is not None and not bool(state["fmu.has_sim"]):
+        must = finite_reals & ~parameters
+    bad = np.flatnonzero(~np.isfinite(reals) & must)
     if bad.size:
         return f"the FMU state has non-finite values at Real value references {bad.tolist()}"
     for key in ("fmu.time", "fmu.start_time"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -80,6 +82,10 @@ class HydrostaticsPart(Part):
 
     kind = "hydrostatics"
     channel = "F_hydrostatic"
+
+    @classmethod
+    def motion_kind(cls, config: dict[str, Any], options: dict[str, Any]) -> str:
+        return "constant"  # offset - K q, K from the data
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)

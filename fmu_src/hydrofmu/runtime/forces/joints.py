@@ -138,6 +138,7 @@ class PrismaticJoint(JointPart):
     active = True
     feedthrough = True
     forcing = True
+    input_kind = "constant"  # F times the axis row (geometry fixed at export)
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)

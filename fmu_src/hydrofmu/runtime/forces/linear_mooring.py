@@ -67,6 +67,10 @@ class LinearMooring(Part):
     kind = "mooring.linear"
     channel = "F_mooring"
 
+    @classmethod
+    def motion_kind(cls, config: dict[str, Any], options: dict[str, Any]) -> str:
+        return "constant"  # pretension - K q - B v, from the configuration
+
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)
         opts = model.options

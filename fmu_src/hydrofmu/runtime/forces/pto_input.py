@@ -18,6 +18,7 @@ class PtoInputs(Part):
     channel = None
     feedthrough = True
     forcing = True
+    input_kind = "constant"  # the force is the input
 
     @classmethod
     def input_ports(cls, bodies: list[HydroData], config: dict[str, Any],

@@ -130,6 +130,7 @@ class RevoluteJoint(JointPart):
     active = True
     feedthrough = True
     forcing = True
+    input_kind = "constant"  # T times the hinge row (geometry fixed at export)
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -41,6 +43,13 @@ class ViscousPart(Part):
 
     kind = "viscous"
     channel = "F_viscous"
+
+    @classmethod
+    def motion_kind(cls, config: dict[str, Any], options: dict[str, Any]) -> str:
+        # -B v, unless a quadratic damping term is configured
+        quadratic = any(float(c) != 0.0 for b in config.get("bodies") or []
+                        for c in b.get("quadratic_damping") or ())
+        return "dependent" if quadratic else "constant"
 
     def __init__(self, *, model: ModelInfo) -> None:
         super().__init__(model=model)

@@ -100,6 +100,10 @@ class WaveExcitation(Part):
 
     kind = "wave_excitation"
     channel = "F_excitation"
+
+    @classmethod
+    def motion_kind(cls, config: dict[str, Any], options: dict[str, Any]) -> str:
+        return "constant"  # the wave's force does not read the motion (a factor 0)
     feedthrough = True
     forcing = True
 

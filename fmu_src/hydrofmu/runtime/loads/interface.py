@@ -27,6 +27,7 @@ from ..errors import ConfigError
 from ..hydrodata.model import HydroData
 from ..parameters.table import body_names
 from ..parts.part import ALL_INPUTS, FORCE_UNITS, Port
+from ..simulator.dependency_kinds import widest
 from ..simulator.layout import PartSpec, output_table, part_specs
 
 __all__ = ["LINEAR_IN_MOTION", "LOAD_KIND", "MOTION_INPUTS", "LoadTable", "derivative_refusal",
@@ -41,8 +42,11 @@ MOTION_INPUTS: tuple[tuple[str, tuple[str, str]], ...] = (
 #: The part whose inputs the load FMU drops (the importer applies the PTO force itself).
 PTO_INPUTS = "pto_inputs"
 #: ``dependenciesKind`` of ``F_added_mass`` on the accelerations: linear with a constant
-#: factor (``A_inf``, fixed at export); the forces depend on pose and velocity nonlinearly
-#: in general (drag, moorings): ``dependent``.
+#: factor (``A_inf``, fixed at export). A force channel's kind on the motion is the widest
+#: its parts declare (:meth:`~hydrofmu.runtime.parts.part.Part.motion_kind`: ``constant``
+#: for linear hydrostatics, linear moorings, linear damping and the wave's excitation; the
+#: rest, the memories, drag and user parts, ``dependent``); ``F_hydro`` and ``F_total`` sum
+#: every channel.
 LINEAR_CONSTANT, DEPENDENT = "constant", "dependent"
 #: The parts whose force is affine in the motion at a fixed memory (hydrostatics, radiation
 #: by convolution or state space along the Hermite motion, linear moorings, linear viscous
@@ -168,6 +172,13 @@ def load_table(bodies: list[HydroData], config: dict[str, Any],
     # motion between its two ends, which takes both ends' accelerations too.
     memory = {cls.channel for cls, _ in part_specs(config, parts)
               if cls.kind in MEMORY_KINDS or not _built_in(cls)}
+    # each channel's kind on the motion: the widest its parts declare (Part.motion_kind)
+    on_motion: dict[str, str] = {}
+    for cls, opt in part_specs(config, parts):
+        if cls.channel is not None and cls.kind != PTO_INPUTS:
+            kind = cls.motion_kind(config, opt) if _built_in(cls) else DEPENDENT
+            on_motion[cls.channel] = widest(on_motion.get(cls.channel, LINEAR_CONSTANT), kind)
+    summed = widest(*on_motion.values())  # F_hydro, the channels' sum
     outputs: list[Port] = []
     kinds: dict[str, dict[str, str]] = {}
 
@@ -180,15 +191,16 @@ def load_table(bodies: list[HydroData], config: dict[str, Any],
     for b in names:
         for i in range(6):
             add(f"{b}.F_hydro[{i + 1}]", FORCE_UNITS[i // 3],
-                {**dict.fromkeys(read, DEPENDENT), **dict.fromkeys(every_force, DEPENDENT)})
+                {**dict.fromkeys(read, summed), **dict.fromkeys(every_force, DEPENDENT)})
         for i in range(6):
             add(f"{b}.F_added_mass[{i + 1}]", FORCE_UNITS[i // 3],
                 dict.fromkeys(acceleration, LINEAR_CONSTANT))
         for i in range(6):
             add(f"{b}.F_total[{i + 1}]", FORCE_UNITS[i // 3],
-                {**dict.fromkeys(motion, DEPENDENT), **dict.fromkeys(every_force, DEPENDENT)})
+                {**dict.fromkeys(motion, summed), **dict.fromkeys(every_force, DEPENDENT)})
         for ch in sim_table.channels:
-            deps = {**dict.fromkeys(motion if ch in memory else pose_velocity, DEPENDENT),
+            deps = {**dict.fromkeys(motion if ch in memory else pose_velocity,
+                                    on_motion.get(ch, LINEAR_CONSTANT)),
                     **dict.fromkeys(direct.get(ch, ()), DEPENDENT)}
             for i in range(6):
                 add(f"{b}.{ch}[{i + 1}]", FORCE_UNITS[i // 3], deps)

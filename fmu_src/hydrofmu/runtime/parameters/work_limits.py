@@ -34,9 +34,11 @@ def internal_steps(step_size: float, max_internal_step: float) -> float:
     Returns
     -------
     float
-        ``ceil(step_size / max_internal_step) + 1`` (a float: it may exceed any integer).
+        ``ceil(step_size / max_internal_step) + 1`` (a float: it may exceed any integer;
+        ``inf`` when the quotient overflows, e.g. a step of 1e308 s).
     """
-    return math.ceil(step_size / max_internal_step) + 1.0
+    steps = step_size / max_internal_step
+    return math.ceil(steps) + 1.0 if math.isfinite(steps) else math.inf
 
 
 def step_refusal(

@@ -161,6 +161,11 @@ class Part:
     channel: ClassVar[str | None] = None
     #: The force depends directly on the inputs (through :attr:`input_slice`).
     feedthrough: ClassVar[bool] = False
+    #: FMI ``dependenciesKind`` of the force (and the part's outputs) on its own inputs:
+    #: ``"constant"`` when it is the inputs times a factor fixed at export (no parameter,
+    #: no state, no time), else ``"dependent"`` (the default, e.g. a user part)
+    #: (:mod:`hydrofmu.runtime.simulator.dependency_kinds`).
+    input_kind: ClassVar[str] = "dependent"
     #: Number of continuous states.
     n_states: int = 0
     #: False when :meth:`force` always returns ``None`` (the simulator skips the call).
@@ -188,6 +193,14 @@ class Part:
                      options: dict[str, Any]) -> list[Port]:
         """Extra FMU outputs of the part, after every body's outputs."""
         return []
+
+    @classmethod
+    def motion_kind(cls, config: dict[str, Any], options: dict[str, Any]) -> str:
+        """FMI ``dependenciesKind`` of the force on the bodies' motion (pose, velocity,
+        acceleration) at a fixed memory, as the load FMU (``[export] kind = "loads"``)
+        declares it: ``"constant"`` when the force is linear in them with matrices fixed at
+        export (or does not read them), else ``"dependent"`` (the default)."""
+        return "dependent"
 
     @classmethod
     def parameter_specs(cls, bodies: list[HydroData], config: dict[str, Any],

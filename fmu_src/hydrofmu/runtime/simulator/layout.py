@@ -23,6 +23,7 @@ from ..forces.catalog import BODY_CHANNELS, configured_parts
 from ..hydrodata.model import HydroData
 from ..parameters.table import ParameterSpec, body_names, model_parameter_specs
 from ..parts.part import ALL_INPUTS, FORCE_UNITS, ModelInfo, Part, Port
+from .dependency_kinds import SOLVED, output_kinds
 
 #: A part given to the simulator: its class, or ``(class, options)``.
 PartSpec = type[Part] | tuple[type[Part], dict[str, Any]]
@@ -32,8 +33,6 @@ _KINEMATIC_UNITS = {
     "velocity": ("m/s", "rad/s"),
     "acceleration": ("m/s2", "rad/s2"),
 }
-#: Body outputs from the solve of the left side: they depend on every input.
-_SOLVED = ("acceleration", "F_added_mass", "F_constraint")
 
 
 
@@ -96,7 +95,7 @@ def output_table(bodies: list[HydroData], config: dict[str, Any],
     for b in body_names(config):
         for q in quantities:
             units = _KINEMATIC_UNITS.get(q, FORCE_UNITS)
-            deps = all_inputs if q in _SOLVED else tuple(direct.get(q, ()))
+            deps = all_inputs if q in SOLVED else tuple(direct.get(q, ()))
             outputs.extend(Port(f"{b}.{q}[{i + 1}]", units[i // 3], deps) for i in range(6))
     for cls, options in specs:
         outputs.extend(p if p.feedthrough != ALL_INPUTS else Port(p.name, p.unit, all_inputs)
@@ -256,13 +255,15 @@ class ModelInterface:
     @staticmethod
     def output_dependencies(
         bodies: list[HydroData], config: dict[str, Any], parts: Sequence[PartSpec] = ()
-    ) -> dict[str, list[str]]:
-        """Inputs each output depends on directly (within the same communication point).
+    ) -> dict[str, dict[str, str]]:
+        """Inputs each output depends on directly (within the same communication point),
+        with their FMI ``dependenciesKind``
+        (:func:`~hydrofmu.runtime.simulator.dependency_kinds.output_kinds`).
 
         Accelerations, the added-mass and constraint forces come from the same solve of
         ``(M + A) q'' = F`` in which every input appears; a part's force channel and
         outputs depend on the inputs of the parts that declare feedthrough; pose, velocity
         and the other forces are functions of the state.
         """
-        return {p.name: list(p.feedthrough)
-                for p in output_table(bodies, config, parts).outputs}
+        return output_kinds(output_table(bodies, config, parts), part_specs(config, parts),
+                            bodies, config)
