@@ -158,7 +158,7 @@ def resolve_nonlinear(b: dict[str, Any], rb: dict[str, Any], hd: HydroData, path
     ConfigError
         Bad keys, an unreadable or open mesh, inward normals, no compiled kernel (the
         API compiles it into the cache first:
-        :func:`hydrofmu.export.panel_kernel_build.prepare_panel_kernel`).
+        :meth:`hydrofmu.export.kernel_build.KernelBuild.prepare`).
     """
     mode = check_keys(b)
     if mode is None:

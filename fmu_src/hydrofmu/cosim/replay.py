@@ -170,7 +170,7 @@ class Replay:
         The lines' derivative: ``"auto"``, ``"c"`` or ``"numpy"`` (see
         :mod:`~hydrofmu.runtime.moorings.kernel_loader`); unless ``"numpy"``, the kernel
         is compiled into the cache first when it is not there
-        (:func:`~hydrofmu.export.line_kernel_build.compiled_library`).
+        (:meth:`~hydrofmu.export.kernel_build.KernelBuild.compiled_library`).
     """
 
     def __init__(self, *, model: MoorDynModel, t: Array, coords: Array,

@@ -243,13 +243,13 @@ def build_fmu(
     with tempfile.TemporaryDirectory(prefix="hydrofmu_build_") as tmp:
         staging = Path(tmp) / "resources"
         staging.mkdir()
-        from .body_kernel_build import body_kernel_files
-        from .panel_kernel_build import panel_kernel_files
+        from .body_kernel_build import BODY_KERNEL
+        from .panel_kernel_build import PANEL_KERNEL
 
         package = stage_runtime_package(
             staging, extra={**_line_kernel_files(config, Path(tmp)),
-                            **panel_kernel_files(config, Path(tmp)),
-                            **body_kernel_files(config, Path(tmp)), **user_files})
+                            **PANEL_KERNEL.files(config, Path(tmp)),
+                            **BODY_KERNEL.files(config, Path(tmp)), **user_files})
         save_model(staging / MODEL_FILE, {"bodies": list(bodies), "config": config})
         script_module = f"{model_name}_{package[len(PACKAGE_PREFIX) :]}"
         script = staging / f"{script_module}.py"
@@ -329,10 +329,10 @@ def _line_kernel_files(config: dict[str, Any], work: Path) -> dict[str, bytes]:
     if not kernels - {"numpy"} and not catenary:
         return {}
     from ..runtime.errors import OptionalDependencyError
-    from .line_kernel_build import bundle_library
+    from .line_kernel_build import LINE_KERNEL
 
     try:
-        library = bundle_library(work / "kernel")
+        library = LINE_KERNEL.bundle_library(work / "kernel")
     except (OptionalDependencyError, ExportError) as exc:
         if catenary:  # the catenary solve is in C only
             raise ExportError(f"catenary moorings need the compiled mooring kernel in the "

@@ -1,11 +1,14 @@
-"""Build time: compile the line kernel (``line_kernel.c``) into a shared library.
+"""Build time: the mooring line kernel (``runtime/moorings/line_kernel.c``, with the
+catenary solve ``catenary_kernel.c`` in the same library), declared for
+:class:`~hydrofmu.export.kernel_build.KernelBuild`, and the preparation of every kernel a
+configuration needs.
 
 Two places receive it (the run time only looks, see
 :mod:`hydrofmu.runtime.moorings.kernel_files`):
 
 - an FMU: the export compiles it beside the bundled ``moorings/`` modules
-  (:func:`bundle_library`);
-- the installed package: :func:`compiled_library` compiles it once into the user's cache
+  (:data:`LINE_KERNEL`'s ``bundle_library``);
+- the installed package: ``compiled_library`` compiles it once into the user's cache
   folder, under the hash of the source, when the build side is about to run lines in this
   process: :class:`hydrofmu.Model` (before it resolves a configuration with MoorDyn lines,
   and before it builds a simulator) and the replay (:mod:`hydrofmu.cosim.replay`). The run
@@ -16,54 +19,19 @@ Nothing happens at import. Not a run-time module: an FMU never compiles.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..runtime.errors import ExportError, OptionalDependencyError
 from ..runtime.moorings.kernel_files import (
     CATENARY_SOURCE,
     SOURCE,
     bundled_library_name,
     cached_library,
 )
-from .python_binary import compile_shared_library
-
-LOG = logging.getLogger("hydrofmu.moorings.kernel")
-
-#: Per process: the cached library's path -> None (compiled or found) or why it failed.
-_tried: dict[Path, str | None] = {}
-
-
-def build_library(source: Path, output: Path) -> None:
-    """Compile ``source`` (the kernel's C file) and the catenary solve
-    (``catenary_kernel.c``) into the shared library ``output``."""
-    compile_shared_library(source, output, flags=(str(CATENARY_SOURCE),))
-
-
-def compiled_library() -> Path | None:
-    """The kernel compiled into the cache folder
-    (:func:`~hydrofmu.runtime.moorings.kernel_files.cached_library`), compiled now when it
-    is not there yet.
-
-    Returns its path, or None when it cannot be compiled (no C compiler, a failed
-    compilation: logged once, and the lines run numpy). A failure is not retried in the
-    same process.
-    """
-    out = cached_library()
-    if out.is_file():
-        return out
-    if out in _tried:
-        return None
-    try:
-        build_library(SOURCE, out)
-    except (OptionalDependencyError, ExportError, OSError) as exc:
-        _tried[out] = str(exc)
-        LOG.info("mooring lines: compiling %s into %s failed: %s", SOURCE.name, out, exc)
-        return None
-    _tried[out] = None
-    return out
+from .body_kernel_build import BODY_KERNEL
+from .kernel_build import KernelBuild
+from .panel_kernel_build import PANEL_KERNEL
 
 
 def uses_line_kernel(config: Mapping[str, Any]) -> bool:
@@ -77,33 +45,22 @@ def uses_line_kernel(config: Mapping[str, Any]) -> bool:
         m.get("type") == "moordyn" and m.get("kernel", "auto") != "numpy")) for m in moorings)
 
 
+#: The line kernel: MoorDyn-style lumped-mass lines and the catenary solve.
+LINE_KERNEL = KernelBuild(
+    label="moorings", source=SOURCE, cached_library=cached_library,
+    bundled_library_name=bundled_library_name, uses=uses_line_kernel,
+    needs="catenary moorings need the compiled mooring kernel", option="catenary",
+    extra_sources=(CATENARY_SOURCE,))
+
+compiled_library = LINE_KERNEL.compiled_library
+
+
 def prepare_line_kernel(config: Mapping[str, Any]) -> None:
-    """Compile the kernel into the cache (:func:`compiled_library`) when ``config`` has
-    MoorDyn lines that may use it, and the panel kernel when it has a nonlinear body
-    (:func:`hydrofmu.export.panel_kernel_build.prepare_panel_kernel`); nothing otherwise."""
-    from .body_kernel_build import prepare_body_kernel
-    from .panel_kernel_build import prepare_panel_kernel
-
-    prepare_panel_kernel(config)
-    prepare_body_kernel(config)  # large rotations: the rigid-body kernel
-    if uses_line_kernel(config):
-        compiled_library()
-
-
-def bundle_library(package_dir: Path) -> Path:
-    """Compile the kernel next to the bundled ``moorings/`` modules of an FMU's staged
-    run-time package ``package_dir``; returns the library's path.
-
-    Raises
-    ------
-    OptionalDependencyError
-        No C compiler.
-    ExportError
-        The compilation failed.
-    """
-    out = Path(package_dir) / "moorings" / bundled_library_name()
-    build_library(SOURCE, out)
-    return out
+    """Compile into the cache every kernel ``config`` needs: the line kernel (MoorDyn lines
+    that may use it, catenary lines), the panel kernel (a nonlinear body) and the
+    rigid-body kernel (a large-rotation body); nothing otherwise."""
+    for kernel in (PANEL_KERNEL, BODY_KERNEL, LINE_KERNEL):
+        kernel.prepare(config)
 
 
 def prepare_line_kernel_for_file(path: str | Path, overrides: Mapping[str, Any]) -> None:

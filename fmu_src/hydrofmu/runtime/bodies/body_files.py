@@ -5,7 +5,7 @@ As the panel kernel (:mod:`hydrofmu.runtime.panels.panel_files`), sharing the li
 kernel's platform tag, library suffix and cache folder: an FMU carries
 ``body_kernel.<platform><ext>`` beside this module, compiled at export; the installed
 package reads the one its build side compiled into the user's cache folder under the hash
-of the source (:func:`hydrofmu.export.body_kernel_build.compiled_library`). Nothing here
+of the source (:meth:`hydrofmu.export.kernel_build.KernelBuild.compiled_library`). Nothing here
 compiles anything.
 
 Run-time module: standard library only.

@@ -9,7 +9,7 @@ Two places hold a compiled ``line_kernel.c`` (:mod:`.kernel_loader` tries them i
 2. the user's cache folder (:func:`cache_dir`: ``$HYDROFMU_CACHE_DIR``, else
    ``$XDG_CACHE_HOME/hydrofmu``, else ``~/.cache/hydrofmu``), under a name that holds the
    hash of the C source and ABI version (:func:`cached_library`). The build side fills it
-   (:func:`hydrofmu.export.line_kernel_build.compiled_library`, called when the API builds a
+   (:meth:`hydrofmu.export.kernel_build.KernelBuild.compiled_library`, called when the API builds a
    model with MoorDyn lines and when a replay starts); it is read only by the installed
    package (:func:`reads_cache`): an FMU uses its bundled library or none, never a file
    of the machine it runs on.

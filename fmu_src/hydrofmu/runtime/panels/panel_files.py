@@ -4,7 +4,7 @@ As the line kernel (:mod:`hydrofmu.runtime.moorings.kernel_files`, whose platfor
 library suffix and cache folder this module shares): an FMU carries
 ``panel_kernel.<platform><ext>`` beside this module, compiled at export; the installed
 package reads the one its build side compiled into the user's cache folder under the hash
-of the source (:func:`hydrofmu.export.panel_kernel_build.compiled_library`). Nothing here
+of the source (:meth:`hydrofmu.export.kernel_build.KernelBuild.compiled_library`). Nothing here
 compiles anything.
 
 Run-time module: standard library only.
