@@ -105,7 +105,9 @@ def _run(command: list[str]) -> None:
                           f"{proc.stderr.strip()}", value=proc.stderr)
 
 
-def _command(compiler: Sequence[str], output: Path, extra: Sequence[str]) -> list[str]:
+def compile_command(compiler: Sequence[str], output: Path, extra: Sequence[str]) -> list[str]:
+    """The command line that compiles the runtime into ``output`` (the ``-I`` folders:
+    :data:`INCLUDE_DIRS`)."""
     return [*compiler, "-shared", "-fPIC", *FLAGS, *extra,
             *(f"-I{folder}" for folder in INCLUDE_DIRS), "-o", str(output),
             *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"]
@@ -115,7 +117,7 @@ def compile_library(compiler: Sequence[str], output: Path, *, extra: Sequence[st
                     ) -> Path:
     """Compile the runtime's C files (:data:`C_SOURCES`) into the shared library ``output``."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    _run(_command(compiler, output, extra))
+    _run(compile_command(compiler, output, extra))
     return output
 
 
@@ -125,7 +127,7 @@ def built_library(compiler: Sequence[str], output: Path, *, extra: Sequence[str]
     is compiled under the file name ``compile_as`` (default ``output``'s), taken from the
     cache when an identical compile is stored there, and written to ``output``."""
     seen = compile_as or output.name
-    key = cache_key(compiler, _command(compiler, Path(seen), extra), INCLUDE_DIRS)
+    key = cache_key(compiler, compile_command(compiler, Path(seen), extra), INCLUDE_DIRS)
 
     def compile_now() -> bytes:
         return compile_library(compiler, output.parent / ".compile" / seen,
