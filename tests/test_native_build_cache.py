@@ -106,6 +106,7 @@ def test_linux64_one_entry_for_every_model_darwin64_one_per_install_name(
     one = native_compile.compile_all("One", tmp_path / "one", ["linux64", "win64", "darwin64"])
     assert [c[0] for c in calls] == [native_compile.LINUX_COMPILE_NAME, "One.dll",
                                      "One.dylib", "One.dylib"]
+    assert calls[1][1] == native_compile.WIN64_EXTRA
     assert calls[2][1] == ("-Wl,-install_name,@rpath/One.dylib",)
     two = native_compile.compile_all("Two", tmp_path / "two", ["linux64", "win64", "darwin64"])
     assert [c[0] for c in calls[4:]] == ["Two.dll", "Two.dylib", "Two.dylib"]
@@ -149,13 +150,29 @@ def test_a_changed_source_or_header_misses_the_cache(
     assert len(calls) == 2
 
 
+def test_the_key_does_not_depend_on_where_the_sources_are(
+        cache: Path, calls: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same sources in another folder (another checkout; the libraries hold no folder,
+    FLAGS' ``-g0``): the same key, so a fresh clone reuses the libraries; the command
+    still names them where they are."""
+    here = native_compile.key_command(FAKE, "x.so", ())
+    _build(tmp_path / "a")
+    copies = _copied_sources(tmp_path, monkeypatch)
+    assert any(str(copies[0]) in arg for arg in native_compile.compile_command(
+        FAKE, Path("x.so"), ()))
+    assert native_compile.key_command(FAKE, "x.so", ()) == here
+    assert not any(str(tmp_path) in arg for arg in here)
+    _build(tmp_path / "b")
+    assert len(calls) == 1
+
+
 def test_the_compiler_flags_and_extra_arguments_are_in_the_key(
         cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folders = native_compile.INCLUDE_DIRS
 
     def key(compiler: tuple[str, ...], extra: tuple[str, ...] = ()) -> str:
-        return build_cache.cache_key(compiler, native_compile.compile_command(
-            compiler, Path("x.so"), extra), folders)
+        return build_cache.cache_key(compiler, native_compile.key_command(
+            compiler, "x.so", extra), folders)
 
     base = key(FAKE)
     assert key(FAKE) == base

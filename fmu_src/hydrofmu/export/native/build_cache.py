@@ -5,8 +5,10 @@ so a library compiled once is reused by every later build that would compile it 
 way. An entry's key is the SHA-256 of everything the compile reads or is told
 (:func:`cache_key`): the compiler's identity (the ziglang wheel's version, or ``cc
 --version`` and its path), the whole command line (flags, targets, extra arguments such as
-darwin64's install name, the output's file name, the ``-I`` folders) and the bytes of every
-C file and header in those folders. The value is the library's bytes.
+darwin64's install name, the output's file name; the ``-I`` folders by their place, not
+their path: the libraries hold no folder, see
+:data:`~hydrofmu.export.native.compile.FLAGS`, so two checkouts share them) and the bytes
+of every C file and header in those folders. The value is the library's bytes.
 
 Entries live in ``<cache folder>/native/`` (:func:`cache_folder`: the folder the compiled
 kernels use, ``$HYDROFMU_CACHE_DIR``, else ``$XDG_CACHE_HOME/hydrofmu``, else

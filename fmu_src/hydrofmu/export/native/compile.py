@@ -63,8 +63,15 @@ HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "h
 #: ``hfn_panels.c``, none compiled on its own).
 SOURCES = C_SOURCES + HEADERS + (SOURCE.name, CATENARY_SOURCE.name, PANEL_SOURCE.name,
                                  BODY_SOURCE.name)
-#: Strict IEEE arithmetic, every warning; only the fmi2* functions exported.
-FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden")
+#: Strict IEEE arithmetic, every warning; only the fmi2* functions exported; no debug
+#: information (``-g0``: it held the build machine's folders, so a library depended on where
+#: the sources and the compiler were; without it one cached library serves every checkout).
+FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden",
+         "-g0")
+
+#: win64's extra flag: stripped (``-s``), so no PDB is written, whose signature (a hash of
+#: the build's folders) the DLL would hold even with ``-g0``; its exports stay.
+WIN64_EXTRA = ("-s",)
 
 #: Mach-O CPU types of the universal library's slices.
 _CPU = {"x86_64": (0x01000007, 3), "aarch64": (0x0100000C, 0)}
@@ -107,10 +114,28 @@ def _run(command: list[str]) -> None:
 
 def compile_command(compiler: Sequence[str], output: Path, extra: Sequence[str]) -> list[str]:
     """The command line that compiles the runtime into ``output`` (the ``-I`` folders:
-    :data:`INCLUDE_DIRS`)."""
+    :data:`INCLUDE_DIRS`, the first the runtime's, which holds :data:`C_SOURCES`)."""
     return [*compiler, "-shared", "-fPIC", *FLAGS, *extra,
             *(f"-I{folder}" for folder in INCLUDE_DIRS), "-o", str(output),
-            *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"]
+            *(str(INCLUDE_DIRS[0] / name) for name in C_SOURCES), "-lm"]
+
+
+def key_command(compiler: Sequence[str], name: str, extra: Sequence[str]) -> list[str]:
+    """:func:`compile_command` as a cache key holds it: the output's file ``name`` alone,
+    each ``-I`` folder (and the sources in it) by its place in :data:`INCLUDE_DIRS`, this
+    interpreter as ``<python>``; the library (without debug information, :data:`FLAGS`)
+    does not depend on these folders, so two checkouts share their libraries."""
+    labels = {str(folder): f"<include {n}>" for n, folder in enumerate(INCLUDE_DIRS)}
+    labels[sys.executable] = "<python>"
+    out = []
+    for arg in compile_command(compiler, Path(name), extra):
+        for path, label in labels.items():
+            if arg == path or arg.startswith((path + "/", path + "\\")):
+                arg = label + arg[len(path):]
+            elif arg == f"-I{path}":
+                arg = f"-I{label}"
+        out.append(arg)
+    return out
 
 
 def compile_library(compiler: Sequence[str], output: Path, *, extra: Sequence[str] = ()
@@ -127,7 +152,7 @@ def built_library(compiler: Sequence[str], output: Path, *, extra: Sequence[str]
     is compiled under the file name ``compile_as`` (default ``output``'s), taken from the
     cache when an identical compile is stored there, and written to ``output``."""
     seen = compile_as or output.name
-    key = cache_key(compiler, compile_command(compiler, Path(seen), extra), INCLUDE_DIRS)
+    key = cache_key(compiler, key_command(compiler, seen, extra), INCLUDE_DIRS)
 
     def compile_now() -> bytes:
         return compile_library(compiler, output.parent / ".compile" / seen,
@@ -232,7 +257,7 @@ def compile_all(model_name: str, folder: Path, platforms: Sequence[str] | None =
                                  compile_as=LINUX_COMPILE_NAME)
         elif platform == "win64":
             path = built_library(zig_cc(TARGETS[platform][0]),
-                                 folder / platform / f"{model_name}.dll")
+                                 folder / platform / f"{model_name}.dll", extra=WIN64_EXTRA)
         else:
             path = _darwin64(model_name, folder)
         out[f"binaries/{platform}/{path.name}"] = path
