@@ -24,6 +24,7 @@ from ...runtime.bodies.body_files import SOURCE as BODY_SOURCE
 from ...runtime.errors import ExportError
 from ...runtime.moorings.kernel_files import CATENARY_SOURCE, SOURCE
 from ...runtime.panels.panel_files import SOURCE as PANEL_SOURCE
+from .build_cache import cache_key, cached_library
 
 #: The C runtime's folder (package data).
 RUNTIME_DIR = Path(__file__).resolve().parent / "csrc"
@@ -34,6 +35,13 @@ LINE_KERNEL_DIR = SOURCE.parent
 PANEL_KERNEL_DIR = PANEL_SOURCE.parent
 #: The rigid-body kernel's folder: ``body_kernel.c``, included by ``hfn_bodies.c`` likewise.
 BODY_KERNEL_DIR = BODY_SOURCE.parent
+#: The ``-I`` folders of a compile: every ``.c`` and ``.h`` file in them is part of a cached
+#: library's key (:mod:`.build_cache`).
+INCLUDE_DIRS = (RUNTIME_DIR, LINE_KERNEL_DIR, PANEL_KERNEL_DIR, BODY_KERNEL_DIR)
+#: The file name the linux64 library is compiled under (an ELF library without ``-soname``
+#: does not hold it), so that one cached library serves every model; the FMU's member is
+#: still ``<model>.so``.
+LINUX_COMPILE_NAME = "hydrofmu_native.so"
 #: The runtime's C files, by concern (each with its header): the FMI face, FMU states, the
 #: blob reader, linear algebra, an instance, the waves, the tunables, the two steppers, the
 #: convolution radiation, the outputs, the lines and the semi-implicit scheme.
@@ -55,8 +63,15 @@ HEADERS = ("hfn_internal.h", "hfn_model.h", "hfn_linalg.h", "hfn_instance.h", "h
 #: ``hfn_panels.c``, none compiled on its own).
 SOURCES = C_SOURCES + HEADERS + (SOURCE.name, CATENARY_SOURCE.name, PANEL_SOURCE.name,
                                  BODY_SOURCE.name)
-#: Strict IEEE arithmetic, every warning; only the fmi2* functions exported.
-FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden")
+#: Strict IEEE arithmetic, every warning; only the fmi2* functions exported; no debug
+#: information (``-g0``: it held the build machine's folders, so a library depended on where
+#: the sources and the compiler were; without it one cached library serves every checkout).
+FLAGS = ("-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra", "-fvisibility=hidden",
+         "-g0")
+
+#: win64's extra flag: stripped (``-s``), so no PDB is written, whose signature (a hash of
+#: the build's folders) the DLL would hold even with ``-g0``; its exports stay.
+WIN64_EXTRA = ("-s",)
 
 #: Mach-O CPU types of the universal library's slices.
 _CPU = {"x86_64": (0x01000007, 3), "aarch64": (0x0100000C, 0)}
@@ -89,20 +104,63 @@ def zig_cc(target: str) -> list[str]:
 
 
 def _run(command: list[str]) -> None:
-    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    # in the runtime's folder: the working folder is written into the debug information
+    proc = subprocess.run(command, capture_output=True, text=True, check=False,
+                          cwd=RUNTIME_DIR)
     if proc.returncode != 0 or "warning:" in proc.stderr:
         raise ExportError(f"compiling the native runtime failed ({' '.join(command)}): "
                           f"{proc.stderr.strip()}", value=proc.stderr)
+
+
+def compile_command(compiler: Sequence[str], output: Path, extra: Sequence[str]) -> list[str]:
+    """The command line that compiles the runtime into ``output`` (the ``-I`` folders:
+    :data:`INCLUDE_DIRS`, the first the runtime's, which holds :data:`C_SOURCES`)."""
+    return [*compiler, "-shared", "-fPIC", *FLAGS, *extra,
+            *(f"-I{folder}" for folder in INCLUDE_DIRS), "-o", str(output),
+            *(str(INCLUDE_DIRS[0] / name) for name in C_SOURCES), "-lm"]
+
+
+def key_command(compiler: Sequence[str], name: str, extra: Sequence[str]) -> list[str]:
+    """:func:`compile_command` as a cache key holds it: the output's file ``name`` alone,
+    each ``-I`` folder (and the sources in it) by its place in :data:`INCLUDE_DIRS`, this
+    interpreter as ``<python>``; the library (without debug information, :data:`FLAGS`)
+    does not depend on these folders, so two checkouts share their libraries."""
+    labels = {str(folder): f"<include {n}>" for n, folder in enumerate(INCLUDE_DIRS)}
+    labels[sys.executable] = "<python>"
+    out = []
+    for arg in compile_command(compiler, Path(name), extra):
+        for path, label in labels.items():
+            if arg == path or arg.startswith((path + "/", path + "\\")):
+                arg = label + arg[len(path):]
+            elif arg == f"-I{path}":
+                arg = f"-I{label}"
+        out.append(arg)
+    return out
 
 
 def compile_library(compiler: Sequence[str], output: Path, *, extra: Sequence[str] = ()
                     ) -> Path:
     """Compile the runtime's C files (:data:`C_SOURCES`) into the shared library ``output``."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    _run([*compiler, "-shared", "-fPIC", *FLAGS, *extra, f"-I{RUNTIME_DIR}",
-          f"-I{LINE_KERNEL_DIR}", f"-I{PANEL_KERNEL_DIR}", f"-I{BODY_KERNEL_DIR}", "-o",
-          str(output),
-          *(str(RUNTIME_DIR / name) for name in C_SOURCES), "-lm"])
+    _run(compile_command(compiler, output, extra))
+    return output
+
+
+def built_library(compiler: Sequence[str], output: Path, *, extra: Sequence[str] = (),
+                  compile_as: str | None = None) -> Path:
+    """:func:`compile_library` through the build cache (:mod:`.build_cache`): the library
+    is compiled under the file name ``compile_as`` (default ``output``'s), taken from the
+    cache when an identical compile is stored there, and written to ``output``."""
+    seen = compile_as or output.name
+    key = cache_key(compiler, key_command(compiler, seen, extra), INCLUDE_DIRS)
+
+    def compile_now() -> bytes:
+        return compile_library(compiler, output.parent / ".compile" / seen,
+                               extra=extra).read_bytes()
+
+    library = cached_library(key, compile_now)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_bytes(library)
     return output
 
 
@@ -151,8 +209,8 @@ def _darwin64(model_name: str, folder: Path) -> Path:
     slices = {}
     for target in TARGETS["darwin64"]:
         arch = target.split("-")[0]
-        thin = compile_library(zig_cc(target), folder / f"darwin64-{arch}" / f"{model_name}.dylib",
-                               extra=(f"-Wl,-install_name,@rpath/{model_name}.dylib",))
+        thin = built_library(zig_cc(target), folder / f"darwin64-{arch}" / f"{model_name}.dylib",
+                             extra=(f"-Wl,-install_name,@rpath/{model_name}.dylib",))
         slices[arch] = thin.read_bytes()
     path = folder / "darwin64" / f"{model_name}.dylib"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -188,16 +246,18 @@ def compile_all(model_name: str, folder: Path, platforms: Sequence[str] | None =
             if compiler is None:
                 raise ExportError(f"no C compiler for the native FMU; fix: "
                                   f"{CROSS_COMPILER_FIX}", value="cc")
-            path = compile_library(compiler, folder / platform / f"{model_name}.so")
+            path = built_library(compiler, folder / platform / f"{model_name}.so",
+                                 compile_as=LINUX_COMPILE_NAME)
         elif not zig:
             raise ExportError(f"the {platform} library of the native FMU needs the "
                               f"cross-compiler; fix: {CROSS_COMPILER_FIX}", value=platform)
         elif platform == "linux64":
-            path = compile_library(zig_cc(TARGETS[platform][0]),
-                                   folder / platform / f"{model_name}.so")
+            path = built_library(zig_cc(TARGETS[platform][0]),
+                                 folder / platform / f"{model_name}.so",
+                                 compile_as=LINUX_COMPILE_NAME)
         elif platform == "win64":
-            path = compile_library(zig_cc(TARGETS[platform][0]),
-                                   folder / platform / f"{model_name}.dll")
+            path = built_library(zig_cc(TARGETS[platform][0]),
+                                 folder / platform / f"{model_name}.dll", extra=WIN64_EXTRA)
         else:
             path = _darwin64(model_name, folder)
         out[f"binaries/{platform}/{path.name}"] = path
