@@ -28,7 +28,7 @@ from .packing import pack_f64 as _f64
 from .panels_blob import NativePanels, panels_section
 
 MAGIC = b"HFMUNAT1"
-VERSION = 4
+VERSION = 5
 HEADER_WORDS = 12
 #: The trailer's tag; the trailer (since version 3) is the tag and the CRC-32 of every byte before
 #: the CRC, the blob's last 8 bytes.

@@ -17,7 +17,8 @@
  * affinely with stored derivatives: after a change the runtime rebuilds them, discretises
  * the step and solves (i w I - F) X = forcing again (complex LU) before the next step.
  *
- * Blob layout (version 4, all integers uint32 little-endian, reals IEEE binary64 LE):
+ * Blob layout (version 5: the large-rotation bodies section and the load FMU's convolution,
+ * exact and drag data are new; all integers uint32 little-endian, reals IEEE binary64 LE):
  *   magic "HFMUNAT1", u32 version, u32 header words H, then H u32 words:
  *     n, m, nout, k, has_ramp, nh, nprod, n_real_par, n_int_par, n_str_par,
  *     scale_par (1 + the index of the Real parameter that scales every sinusoid, the wave
@@ -127,7 +128,7 @@
 #include "hfn_panels.h"
 
 #define HFN_MAGIC "HFMUNAT1"
-#define HFN_VERSION 4u
+#define HFN_VERSION 5u
 #define HFN_TRAILER_TAG "HFCK"
 #define HFN_TRAILER_BYTES 8u
 #define HFN_HEADER_WORDS 12u
