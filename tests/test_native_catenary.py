@@ -190,8 +190,8 @@ def test_no_allocation_while_stepping_catenary(unpacked: dict[str, Any],
 
 def test_corrupt_catenary_section_is_refused(unpacked: dict[str, Any],
                                              tmp_path: Path) -> None:
-    """The model file cut anywhere in the catenary section (before the empty drift, panels
-    and derivative sections, the blob's tail), as cut or sealed again with a forged CRC, is
+    """The model file cut anywhere in the catenary section (before the empty drift, panels,
+    bodies and derivative sections, the blob's tail), as cut or sealed again with a forged CRC, is
     refused at instantiation with a message; a line's length or seabed flag made invalid
     (and sealed) too: never a crash (each run in a child process of the sanitizer host)."""
     host = compile_host(tmp_path / "asan_host", "-fsanitize=address,undefined",
@@ -204,8 +204,9 @@ def test_corrupt_catenary_section_is_refused(unpacked: dict[str, Any],
     n, p = read_header(blob)["n"], read_header(blob)["outputs"]
     size = 4 + 8 * p * 6 + 12 + 8 * 39 + 8 * 6 * n
     # then the empty sections: drift and current (u32 nd, has_current, ntables = 0), panels
-    # (u32 0), and the derivative flags (u32 deriv, load = 0: the tail's last 8 bytes)
-    drift = 12 + 4 + 8
+    # (u32 0), large-rotation bodies (u32 0), and the derivative flags (u32 deriv, load = 0:
+    # the tail's last 8 bytes)
+    drift = 12 + 4 + 4 + 8
     start = len(body) - drift - size
     assert body[start:start + 4] == b"\x01\x00\x00\x00"
     assert body[-drift:-8] == bytes(drift - 8) and body[-4:] == bytes(4)

@@ -115,7 +115,7 @@ def test_interface_units_and_feedthrough() -> None:
     # Functions of the state only: no direct dependence on any input.
     assert outputs["pto.a.force"].feedthrough == () == outputs["pto.r.power"].feedthrough
     deps = Simulator.output_dependencies(sim.bodies, sim.config)
-    assert deps["pto.a.power"] == []
+    assert deps["pto.a.power"] == {}  # output -> {input: dependency kind}
     specs = sim.parameter_specs()
     assert specs["pto.r.damping"].unit == "N.m.s/rad" and specs["pto.a.stiffness"].min == 0.0
     assert specs["pto.a.damping"].tunable and not specs["wave.period"].tunable
